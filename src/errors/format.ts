@@ -1,0 +1,82 @@
+// Renders a ForgeError: in full for the model (what, where, code frame, hint, source) and in one line for a person.
+import { codeFrame, numberedListing } from "./code-frame.ts";
+import type { ForgeError, ForgePhase } from "./forge-error.ts";
+
+const PHASE_TITLES: Record<ForgePhase, string> = {
+	name: "invalid name",
+	description: "invalid description",
+	schema: "invalid parameters schema",
+	syntax: "syntax error",
+	import: "disallowed import",
+	load: "preflight load failed",
+	shape: "wrong module shape",
+	tests: "tests failed",
+	arguments: "invalid arguments",
+	"not-found": "unknown tool",
+	broken: "tool is broken",
+	runtime: "runtime error",
+	timeout: "timeout",
+	aborted: "aborted",
+	permission: "permission denied",
+	store: "toolbox storage error",
+};
+
+export interface ModelFormatOptions {
+	/** Cap on the numbered source listing. */
+	maxSourceLines?: number;
+	/** Cap on any single JSON block (arguments, schema). */
+	maxJsonChars?: number;
+}
+
+/** The full repair signal for the model. */
+export function formatForModel(error: ForgeError, options: ModelFormatOptions = {}): string {
+	const { tool, location, source, hint, stack, args, schema, notes } = error.details;
+	const maxJson = options.maxJsonChars ?? 2000;
+	const out: string[] = [];
+
+	out.push(`Agent Forge: ${PHASE_TITLES[error.phase]}${tool ? ` in tool '${tool}'` : ""} (phase: ${error.phase})`);
+	out.push(error.message);
+	if (notes?.length) out.push(...notes.map((note) => `  - ${note}`));
+
+	if (location) {
+		const logicLine = source ? logicLineOf(source, location.line) : undefined;
+		const where = `${location.file}:${location.line}:${location.column}`;
+		out.push("", `at ${where}${logicLine ? ` (line ${logicLine} of the logic)` : ""}`);
+		if (source) out.push(codeFrame(source, location.line, location.column));
+	}
+	if (stack?.length) out.push("", "Stack (lines of the forged file):", ...stack.map((frame) => `  ${frame}`));
+	if (args !== undefined) out.push("", `Arguments: ${boundedJson(args, maxJson)}`);
+	if (schema !== undefined) out.push("", `Parameters schema: ${boundedJson(schema, maxJson)}`);
+	if (hint) out.push("", `Hint: ${hint}`);
+	if (source) {
+		const file = location?.file ?? (tool ? `forge-${tool}.ts` : "the forged file");
+		out.push("", `Source of ${file}:`, numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line }));
+	}
+	return out.join("\n");
+}
+
+/** One line for a person: the widget, `/forge`, logs. */
+export function formatForPerson(error: ForgeError): string {
+	const { tool, location } = error.details;
+	const where = location ? ` at ${location.file}:${location.line}:${location.column}` : "";
+	const firstLine = error.message.split("\n")[0];
+	return `${tool ? `${tool}: ` : ""}${PHASE_TITLES[error.phase]}${where}: ${firstLine}`;
+}
+
+/** Line within the logic (the body of `execute`) for a line of the rendered file, if it falls inside it. */
+export function logicLineOf(source: string, fileLine: number): number | undefined {
+	const lines = source.split("\n");
+	const executeLine = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(/.test(line)) + 1;
+	if (executeLine <= 0 || fileLine <= executeLine) return undefined;
+	return fileLine - executeLine;
+}
+
+function boundedJson(value: unknown, maxChars: number): string {
+	let text: string;
+	try {
+		text = JSON.stringify(value, null, 2) ?? String(value);
+	} catch {
+		text = String(value);
+	}
+	return text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length - maxChars} more characters)` : text;
+}

@@ -1,0 +1,24 @@
+// The checks every forged source passes before it may run: syntax (esbuild) and imports (acorn), and for files on disk a preflight load.
+import { type Result, fail, ok } from "../errors/forge-error.ts";
+import { tsFileOf } from "../store/tool-files.ts";
+import { checkImports } from "./imports.ts";
+import { type ModuleShape, preflightLoad } from "./preflight.ts";
+import { type Transpiled, transpile } from "./transpile.ts";
+
+export async function checkSource(source: string, file: string): Promise<Result<Transpiled>> {
+	const transpiled = await transpile(source, file);
+	if (!transpiled.ok) return transpiled;
+	const imports = checkImports(transpiled.value.esm, file, source);
+	if (!imports.ok) return fail(imports.error);
+	return ok(transpiled.value);
+}
+
+/** Full check of a file already on disk (hand edits, rebuilds): the static checks, then a preflight load of it. */
+export async function verifyToolFile(name: string, path: string, source: string): Promise<Result<{ transpiled: Transpiled; shape: ModuleShape }>> {
+	const file = tsFileOf(name);
+	const checked = await checkSource(source, file);
+	if (!checked.ok) return fail(checked.error.with({ tool: name }));
+	const shape = await preflightLoad(path, name, file, source);
+	if (!shape.ok) return fail(shape.error.with({ tool: name }));
+	return ok({ transpiled: checked.value, shape: shape.value });
+}

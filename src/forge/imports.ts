@@ -1,0 +1,124 @@
+// Stage 5 of the forge: parse the transpiled module (acorn) and refuse what reaches outside the core library.
+import { parse, type Node } from "acorn";
+import { full } from "acorn-walk";
+import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ALLOWED_MODULES_TEXT, TYPE_ONLY_MODULES, isAllowedModule } from "../runtime/core-library.ts";
+import { createPositionMapper } from "../runtime/source-map.ts";
+import type { CompiledCode } from "./transpile.ts";
+
+export interface Violation {
+	construct: string;
+	message: string;
+	/** Position in the transpiled code, 1-based. */
+	line: number;
+	column: number;
+}
+
+type AnyNode = Node & Record<string, any>;
+
+const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen"]);
+const GLOBAL_OBJECTS = new Set(["globalThis", "global", "self", "window"]);
+
+/** Every construct in the module that the contract refuses, in source order. */
+export function findViolations(code: string): Violation[] {
+	const ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true, allowHashBang: true }) as AnyNode;
+	const found: Violation[] = [];
+	const add = (node: AnyNode, construct: string, message: string) =>
+		found.push({ construct, message, line: node.loc!.start.line, column: node.loc!.start.column + 1 });
+
+	const checkSpecifier = (node: AnyNode, specifier: string, how: string) => {
+		if (isAllowedModule(specifier)) return;
+		if (TYPE_ONLY_MODULES.has(specifier)) {
+			add(node, how, `${how} of '${specifier}' is not allowed: only type-only imports of pi are (\`import type { … } from "${specifier}"\`).`);
+		} else {
+			add(node, how, `${how} of '${specifier}' is outside the core library.`);
+		}
+	};
+
+	full(ast, (node: AnyNode) => {
+		switch (node.type) {
+			case "ImportDeclaration":
+			case "ExportAllDeclaration":
+			case "ExportNamedDeclaration":
+				if (node.source) checkSpecifier(node, String(node.source.value), "import");
+				break;
+			case "ImportExpression":
+				if (isStringLiteral(node.source)) checkSpecifier(node, node.source.value, "import()");
+				else add(node, "computed import()", "A computed import() (its module name is not a string literal) is not allowed.");
+				break;
+			case "CallExpression":
+			case "NewExpression":
+				checkCall(node, add, checkSpecifier);
+				break;
+			case "MemberExpression":
+				checkMember(node, add);
+				break;
+			case "Identifier":
+				if (node.name === "eval") add(node, "eval", "`eval` is not allowed.");
+				break;
+		}
+	});
+	return found.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function checkCall(node: AnyNode, add: (n: AnyNode, c: string, m: string) => void, checkSpecifier: (n: AnyNode, s: string, how: string) => void) {
+	const callee = node.callee as AnyNode;
+	if (callee.type === "Identifier" && callee.name === "require") {
+		const [first] = node.arguments as AnyNode[];
+		if (first && isStringLiteral(first)) checkSpecifier(node, first.value, "require");
+		else add(node, "require of a non-literal", "require() with a module name that is not a string literal is not allowed.");
+	}
+	if (callee.type === "Identifier" && callee.name === "Function") {
+		add(node, "new Function", "`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.");
+	}
+	if (propertyName(callee) === "constructor" && callee.type === "MemberExpression") {
+		add(node, ".constructor(…)", "Calling `.constructor(…)` is not allowed: it reaches the Function constructor.");
+	}
+}
+
+function checkMember(node: AnyNode, add: (n: AnyNode, c: string, m: string) => void) {
+	const object = node.object as AnyNode;
+	const property = propertyName(node);
+	if (object.type === "Identifier" && object.name === "process" && property && DANGEROUS_PROCESS_MEMBERS.has(property)) {
+		add(node, `process.${property}`, `\`process.${property}\` is not allowed: it loads native code.`);
+	}
+	if (object.type === "Identifier" && object.name === "module" && property === "constructor") {
+		add(node, "module.constructor", "`module.constructor` is not allowed: it reaches Node's module loader.");
+	}
+	if (object.type === "Identifier" && GLOBAL_OBJECTS.has(object.name) && (property === "eval" || property === "Function")) {
+		add(node, `${object.name}.${property}`, `\`${object.name}.${property}\` is not allowed: it evaluates text as code.`);
+	}
+	if (property === "constructor" && object.type === "MemberExpression" && propertyName(object) === "constructor") {
+		add(node, ".constructor.constructor", "`.constructor.constructor` is not allowed: it reaches the Function constructor.");
+	}
+}
+
+function propertyName(node: AnyNode): string | undefined {
+	if (node.type !== "MemberExpression") return undefined;
+	const property = node.property as AnyNode;
+	if (!node.computed && property.type === "Identifier") return property.name;
+	if (isStringLiteral(property)) return property.value;
+	return undefined;
+}
+
+function isStringLiteral(node: AnyNode | undefined): node is AnyNode & { value: string } {
+	return !!node && node.type === "Literal" && typeof node.value === "string";
+}
+
+/** The forge stage: refuse the module, naming the first construct at its line in `forge-<name>.ts`. */
+export function checkImports(esm: CompiledCode, file: string, source: string): Result<void> {
+	const violations = findViolations(esm.code);
+	if (violations.length === 0) return ok(undefined);
+	const toSource = createPositionMapper(esm.map);
+	const located = violations.map((v) => ({ ...v, at: toSource(v.line, v.column) }));
+	const [first, ...rest] = located;
+	const where = (v: (typeof located)[number]) => (v.at ? `${file}:${v.at.line}:${v.at.column}: ` : "");
+	return fail(
+		new ForgeError("import", `${first.message}`, {
+			location: first.at ? { file, line: first.at.line, column: first.at.column } : undefined,
+			notes: rest.map((v) => `${where(v)}${v.message}`),
+			source,
+			hint: `Forged tools may import only ${ALLOWED_MODULES_TEXT}. Rewrite that part with the core library (or plain JavaScript) and forge again.`,
+		}),
+	);
+}

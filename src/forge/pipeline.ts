@@ -1,0 +1,105 @@
+// The forge pipeline: name → description → schema → render → transpile → imports → stage → preflight → promote.
+// Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
+import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { validateParametersSchema } from "../schema/parameters-schema.ts";
+import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
+import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/tool-files.ts";
+import { checkSource } from "./check-source.ts";
+import { type TakenNames, validateName } from "./names.ts";
+import { preflightLoad } from "./preflight.ts";
+import { renderTool } from "./render.ts";
+import type { CompiledCode } from "./transpile.ts";
+
+export interface ForgeRequest {
+	name: unknown;
+	description: unknown;
+	parametersSchema: unknown;
+	logic: unknown;
+}
+
+export interface PipelineDeps {
+	store: ToolboxStore;
+	template: string;
+	takenNames: TakenNames;
+	/** The live version of this name, if any (its version number is continued). */
+	previous?: PreviousVersion;
+	now?: () => Date;
+}
+
+export interface PreviousVersion {
+	version: number;
+	createdAt?: string;
+}
+
+export interface Forged extends PromoteResult {
+	meta: ToolMeta;
+	source: string;
+	compiled: CompiledCode;
+	previous?: PreviousVersion;
+}
+
+export const MAX_DESCRIPTION = 2000;
+export const MAX_LOGIC = 200_000;
+
+export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps): Promise<Result<Forged>> {
+	const name = validateName(request.name, deps.takenNames);
+	if (!name.ok) return name;
+	const tool = name.value;
+	const withTool = (error: ForgeError) => fail(error.with({ tool }));
+
+	const description = validateDescription(request.description);
+	if (!description.ok) return withTool(description.error);
+	const parameters = validateParametersSchema(request.parametersSchema);
+	if (!parameters.ok) return withTool(parameters.error);
+	const logic = validateLogic(request.logic);
+	if (!logic.ok) return withTool(logic.error);
+
+	const file = tsFileOf(tool);
+	const { source } = renderTool(deps.template, { name: tool, description: description.value, parameters: parameters.value, logic: logic.value });
+	const checked = await checkSource(source, file);
+	if (!checked.ok) return withTool(checked.error);
+
+	const now = (deps.now ?? (() => new Date()))().toISOString();
+	const meta: ToolMeta = {
+		name: tool,
+		description: description.value,
+		parameters: parameters.value,
+		version: (deps.previous?.version ?? 0) + 1,
+		hash: hashSource(source),
+		createdAt: deps.previous?.createdAt || now,
+		updatedAt: now,
+	};
+
+	const staged = await deps.store.stage(tool, source, serializeMeta(meta));
+	try {
+		const shape = await preflightLoad(staged.tsPath, tool, file, source);
+		if (!shape.ok) return withTool(shape.error);
+		const promoted = await deps.store.promote(staged);
+		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });
+	} finally {
+		await deps.store.discard(staged);
+	}
+}
+
+function validateDescription(description: unknown): Result<string> {
+	const hint = "Give a one- or two-sentence description of what the tool does and when to use it.";
+	if (typeof description !== "string" || description.trim().length === 0) {
+		return fail(new ForgeError("description", "The tool needs a description (a non-empty string).", { hint }));
+	}
+	if (description.length > MAX_DESCRIPTION) {
+		return fail(new ForgeError("description", `The description is ${description.length} characters long (at most ${MAX_DESCRIPTION}).`, { hint }));
+	}
+	return ok(description.trim());
+}
+
+function validateLogic(logic: unknown): Result<string> {
+	if (typeof logic !== "string" || logic.trim().length === 0) {
+		return fail(new ForgeError("syntax", "logic is missing: it must be the TypeScript body of `execute(params, pi, ctx)` as a string.", {
+			hint: "Send logic such as `const words = params.text.split(/\\s+/); return { count: words.length };`.",
+		}));
+	}
+	if (logic.length > MAX_LOGIC) {
+		return fail(new ForgeError("syntax", `logic is ${logic.length} characters long (at most ${MAX_LOGIC}).`, { hint: "Keep a forged tool small and focused." }));
+	}
+	return ok(logic);
+}

@@ -1,0 +1,53 @@
+// Stage 3 of the forge: render `forge-<name>.ts` from the template, the metadata and the logic.
+
+export interface RenderInput {
+	name: string;
+	description: string;
+	parameters: Record<string, unknown>;
+	/** The TypeScript body of `execute`. Leading single-line `import` statements are hoisted to the module header. */
+	logic: string;
+}
+
+export interface RenderedTool {
+	source: string;
+	/** Line of the rendered file where the (non-hoisted) logic starts, 1-based. */
+	logicStartLine: number;
+	hoistedImports: string[];
+}
+
+const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']\s*;?\s*$/;
+const SKIPPABLE = /^\s*(?:\/\/.*)?$/;
+
+/** Splits leading import lines off the logic; comments and blank lines between them are kept with the body. */
+export function hoistImports(logic: string): { imports: string[]; body: string } {
+	const lines = logic.replace(/\r\n/g, "\n").split("\n");
+	const imports: string[] = [];
+	let index = 0;
+	for (; index < lines.length; index++) {
+		const line = lines[index];
+		if (IMPORT_LINE.test(line)) imports.push(line.trim());
+		else if (!SKIPPABLE.test(line)) break;
+	}
+	const body = lines.slice(index).join("\n");
+	return imports.length > 0 ? { imports, body } : { imports, body: lines.join("\n") };
+}
+
+export function renderTool(template: string, input: RenderInput): RenderedTool {
+	const { imports, body } = hoistImports(input.logic);
+	const values: Record<string, string> = {
+		name: JSON.stringify(input.name),
+		description: JSON.stringify(input.description),
+		parameters: indentAfterFirstLine(JSON.stringify(input.parameters, null, "\t"), "\t"),
+		imports: imports.join("\n"),
+		logic: body.replace(/\s+$/, ""),
+	};
+	const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (match, key: string) => values[key] ?? match);
+	const marker = template.indexOf("{{logic}}");
+	const prefix = fill(template.slice(0, marker));
+	const source = prefix + values.logic + fill(template.slice(marker + "{{logic}}".length));
+	return { source, logicStartLine: prefix.split("\n").length, hoistedImports: imports };
+}
+
+function indentAfterFirstLine(text: string, indent: string): string {
+	return text.replace(/\n/g, `\n${indent}`);
+}

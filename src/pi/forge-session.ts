@@ -1,0 +1,68 @@
+// The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { readConfig } from "../config.ts";
+import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
+import { InlineRunner } from "../runtime/inline-runner.ts";
+import type { RegistryEntry } from "../store/registry.ts";
+import { Toolbox } from "../toolbox/toolbox.ts";
+import { createDirectTool } from "./direct-tool.ts";
+
+export class ForgeSession {
+	private opened: { cwd: string; toolbox: Promise<Toolbox> } | undefined;
+	/** Forged tools registered with pi under their own names, with the version registered. */
+	private readonly direct = new Map<string, number>();
+
+	constructor(private readonly pi: ExtensionAPI) {}
+
+	/** The toolbox of `cwd`, opened once (at session start, or at the first tool call if pi never sent one). */
+	toolbox(cwd: string): Promise<Toolbox> {
+		if (this.opened?.cwd === cwd) return this.opened.toolbox;
+		const previous = this.opened?.toolbox;
+		const toolbox = (async () => {
+			await previous?.then((t) => t.close()).catch(() => undefined);
+			const { config } = readConfig(cwd);
+			const box = new Toolbox(config, new InlineRunner());
+			await box.open();
+			box.onEvent((event) => {
+				if (event.type === "forged") this.registerDirect(box.get(event.name));
+			});
+			for (const entry of box.entries()) this.registerDirect(entry);
+			return box;
+		})();
+		this.opened = { cwd, toolbox };
+		return toolbox;
+	}
+
+	toolboxFor(ctx: ExtensionContext): Promise<Toolbox> {
+		return this.toolbox(ctx.cwd);
+	}
+
+	/** Names held by tools that are not forged: built-ins, other extensions, the forge's own tools. */
+	takenNames(): TakenNames {
+		const taken = new Map<string, string>();
+		for (const tool of this.pi.getAllTools()) {
+			if (this.direct.has(tool.name) || (FORGE_TOOL_NAMES as readonly string[]).includes(tool.name)) continue;
+			const source = tool.sourceInfo?.source;
+			taken.set(tool.name, source === "builtin" ? `pi's built-in tool '${tool.name}'` : `the tool '${tool.name}' from ${tool.sourceInfo?.path ?? source ?? "another extension"}`);
+		}
+		return taken;
+	}
+
+	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
+	private registerDirect(entry: RegistryEntry | undefined): void {
+		if (!entry || entry.status !== "ok" || this.direct.get(entry.name) === entry.version) return;
+		if (!this.direct.has(entry.name) && this.takenNames().has(entry.name)) return;
+		this.pi.registerTool(createDirectTool(entry, this, this.pi));
+		this.direct.set(entry.name, entry.version);
+	}
+
+	isDirect(name: string): boolean {
+		return this.direct.has(name);
+	}
+
+	async close(): Promise<void> {
+		const toolbox = await this.opened?.toolbox.catch(() => undefined);
+		await toolbox?.close();
+		this.opened = undefined;
+	}
+}

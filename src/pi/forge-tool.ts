@@ -1,0 +1,90 @@
+// `forge_tool`: create or replace a forged tool, transactionally. Success says how to call it now and from the next prompt.
+import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { type Static, Type } from "@sinclair/typebox";
+import type { Forged } from "../forge/pipeline.ts";
+import type { ForgeSession } from "./forge-session.ts";
+import { toPiError } from "./output.ts";
+
+export const forgeToolSchema = Type.Object({
+	name: Type.String({ description: "Tool name: lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters (e.g. 'csv-summary')." }),
+	description: Type.String({ description: "What the tool does and when to use it; the model sees this when choosing tools." }),
+	parametersSchema: Type.Object({}, {
+		additionalProperties: true,
+		description: 'JSON Schema of the arguments object, e.g. {"type":"object","properties":{"path":{"type":"string","description":"…"}},"required":["path"]}.',
+	}),
+	logic: Type.String({
+		description:
+			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
+			"ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and @sinclair/typebox, as single import lines at the top of logic or with await import(\"node:fs\").",
+	}),
+});
+
+export type ForgeToolInput = Static<typeof forgeToolSchema>;
+
+export function createForgeTool(session: ForgeSession): ToolDefinition {
+	return {
+		name: "forge_tool",
+		label: "Forge tool",
+		description:
+			"Create or replace a forged tool: a small TypeScript tool that is checked (schema, syntax, imports, a real load) before it goes live. " +
+			"Nothing changes if any check fails; the error shows the phase, forge-<name>.ts:LINE:COL, a code frame and the source to repair it. " +
+			"Re-forging a name replaces it and keeps the previous version as a .bak.",
+		promptSnippet: "Create or repair a reusable tool of your own (TypeScript), checked before it goes live",
+		promptGuidelines: [
+			"Before forge_tool, call list_forge with a query: reuse or repair an existing forged tool instead of forging a duplicate.",
+			"Right after forge_tool succeeds, call the new tool with use_forge_tool; from the next prompt on it is also available under its own name.",
+			"When forge_tool or a forged tool fails, read the phase, the forge-<name>.ts line and the source in the error, then call forge_tool again with the same name and the corrected logic.",
+		],
+		parameters: forgeToolSchema as unknown as ToolDefinition["parameters"],
+		prepareArguments: (args) => parseJsonField(args, "parametersSchema"),
+		async execute(_toolCallId, params: ForgeToolInput, _signal, _onUpdate, ctx) {
+			const toolbox = await session.toolboxFor(ctx);
+			const result = await toolbox.forge(params, session.takenNames());
+			if (!result.ok) throw toPiError(result.error);
+			return { content: [{ type: "text", text: forgeSuccessText(result.value) }], details: forgeDetails(result.value) };
+		},
+	};
+}
+
+export function forgeSuccessText(forged: Forged): string {
+	const { meta } = forged;
+	const file = `forge-${meta.name}.ts`;
+	const lines = [
+		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load).`,
+		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1} is kept as ${file}.bak.` : "This is a new tool.",
+		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
+		`From the next prompt on it is also available directly as the tool '${meta.name}'.`,
+	];
+	return lines.join("\n");
+}
+
+function forgeDetails(forged: Forged) {
+	return { name: forged.meta.name, version: forged.meta.version, hash: forged.meta.hash, backedUp: forged.backedUp, previousVersion: forged.previous?.version };
+}
+
+/** Placeholder arguments from a schema's required properties, to show the call shape. */
+function exampleArgs(schema: Record<string, unknown>): Record<string, unknown> {
+	const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+	const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(properties).slice(0, 3);
+	const example: Record<string, unknown> = {};
+	for (const key of required) {
+		const type = properties[key]?.type;
+		example[key] = type === "number" || type === "integer" ? 0 : type === "boolean" ? false : type === "array" ? [] : type === "object" ? {} : "…";
+	}
+	return example;
+}
+
+/** Models sometimes send an object-typed argument as JSON text; accept it before pi validates the arguments. */
+export function parseJsonField(args: unknown, field: string): any {
+	if (typeof args !== "object" || args === null) return args;
+	const value = (args as Record<string, unknown>)[field];
+	if (typeof value !== "string") return args;
+	try {
+		const parsed = JSON.parse(value);
+		return typeof parsed === "object" && parsed !== null ? { ...args, [field]: parsed } : args;
+	} catch {
+		return args;
+	}
+}
+
+export type { ExtensionAPI };

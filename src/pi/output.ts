@@ -1,0 +1,27 @@
+// The pi boundary for results: truncate output as pi's own tools do, and turn ForgeErrors into the throw pi expects.
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "@mariozechner/pi-coding-agent";
+import type { ForgeError } from "../errors/forge-error.ts";
+import { formatForModel } from "../errors/format.ts";
+import type { ContentBlock, ToolOutput } from "../runtime/result.ts";
+
+export interface TruncatedOutput extends ToolOutput {
+	truncated: boolean;
+}
+
+/** Joins the text blocks and keeps the head within pi's limits (2000 lines / 50KB), saying so when it cuts. */
+export function truncateOutput(output: ToolOutput): TruncatedOutput {
+	const texts = output.content.filter((b): b is Extract<ContentBlock, { type: "text" }> => b.type === "text");
+	const others = output.content.filter((b) => b.type !== "text");
+	const truncation = truncateHead(texts.map((b) => b.text).join("\n"), { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+	let text = truncation.content;
+	if (truncation.truncated) {
+		text += `\n\n[Output truncated: ${truncation.outputLines} of ${truncation.totalLines} lines (${formatSize(truncation.outputBytes)} of ${formatSize(truncation.totalBytes)}). Make the tool return less, e.g. with a limit parameter.]`;
+	}
+	const content: ContentBlock[] = texts.length > 0 || others.length === 0 ? [{ type: "text", text }, ...others] : others;
+	return { content, details: output.details, truncated: truncation.truncated };
+}
+
+/** pi sets isError when execute throws, and sends only `error.message`: so the message is the whole repair signal. */
+export function toPiError(error: ForgeError): Error {
+	return new Error(formatForModel(error));
+}

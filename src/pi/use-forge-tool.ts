@@ -1,0 +1,34 @@
+// `use_forge_tool`: run a forged tool by name, at once (also in the run that forged it).
+import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { type Static, Type } from "@sinclair/typebox";
+import { parseJsonField } from "./forge-tool.ts";
+import type { ForgeSession } from "./forge-session.ts";
+import { runHostFor } from "./host.ts";
+import { toPiError, truncateOutput } from "./output.ts";
+
+export const useForgeToolSchema = Type.Object({
+	name: Type.String({ description: "Name of the forged tool (see list_forge)." }),
+	args: Type.Optional(Type.Object({}, { additionalProperties: true, description: "Arguments for the tool, matching its parameters schema. Default {}." })),
+});
+
+export type UseForgeToolInput = Static<typeof useForgeToolSchema>;
+
+export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI): ToolDefinition {
+	return {
+		name: "use_forge_tool",
+		label: "Use forged tool",
+		description:
+			"Run a forged tool by name with its arguments. Works immediately after forge_tool, in the same prompt. " +
+			"Arguments are validated against the tool's schema; failures show the phase, the line in forge-<name>.ts and the source.",
+		promptSnippet: "Run one of your forged tools by name",
+		parameters: useForgeToolSchema as unknown as ToolDefinition["parameters"],
+		prepareArguments: (args) => parseJsonField(args, "args"),
+		async execute(_toolCallId, params: UseForgeToolInput, signal, _onUpdate, ctx) {
+			const toolbox = await session.toolboxFor(ctx);
+			const result = await toolbox.use(params.name, params.args ?? {}, { signal, host: runHostFor(pi, ctx) });
+			if (!result.ok) throw toPiError(result.error);
+			const { content, details, truncated } = truncateOutput(result.value);
+			return { content, details: { tool: params.name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
+		},
+	};
+}

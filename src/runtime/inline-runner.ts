@@ -1,0 +1,110 @@
+// Runs forged tools inside pi's process: fast, but it cannot stop a synchronous loop (the isolated runner can).
+import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
+import type { RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
+import { createPositionMapper, type PositionMapper } from "./source-map.ts";
+import { mapStack } from "./stack.ts";
+
+type Execute = (params: unknown, pi: unknown, ctx: ToolContext) => unknown;
+
+interface LoadedTool {
+	hash: string;
+	execute: Execute;
+	mapper: PositionMapper;
+}
+
+export class InlineRunner implements Runner {
+	readonly kind = "inline";
+	private readonly loaded = new Map<string, LoadedTool>();
+
+	async run(request: RunRequest): Promise<Result<unknown>> {
+		const { tool } = request;
+		const loaded = this.load(tool);
+		if (!loaded.ok) return loaded;
+		const { execute, mapper } = loaded.value;
+
+		const controller = new AbortController();
+		const abortFromCaller = () => controller.abort(request.signal?.reason);
+		request.signal?.addEventListener("abort", abortFromCaller, { once: true });
+		let timer: NodeJS.Timeout | undefined;
+
+		const ctx: ToolContext = {
+			cwd: request.cwd,
+			signal: controller.signal,
+			toolName: tool.name,
+			hasUI: request.host.hasUI,
+			notify: (message, level) => request.host.notify(message, level),
+		};
+		const stopped = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => {
+				controller.abort(new Error("deadline"));
+				reject(new ForgeError("timeout", `'${tool.name}' did not finish within ${request.timeoutMs} ms; the call was abandoned.`, {
+					tool: tool.name,
+					hint: "Make the tool finish sooner (less input, fewer files, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
+				}));
+			}, request.timeoutMs);
+			controller.signal.addEventListener("abort", () => {
+				if (request.signal?.aborted) reject(new ForgeError("aborted", `'${tool.name}' was cancelled.`, { tool: tool.name }));
+			}, { once: true });
+		});
+		if (request.signal?.aborted) abortFromCaller();
+
+		try {
+			return ok(await Promise.race([Promise.resolve().then(() => execute(request.params, request.host.pi, ctx)), stopped]));
+		} catch (error) {
+			return fail(error instanceof ForgeError ? error : runtimeError(error, tool, mapper));
+		} finally {
+			clearTimeout(timer);
+			request.signal?.removeEventListener("abort", abortFromCaller);
+		}
+	}
+
+	private load(tool: RunnableTool): Result<LoadedTool> {
+		const cached = this.loaded.get(tool.name);
+		if (cached?.hash === tool.hash) return ok(cached);
+		const mapper = createPositionMapper(tool.code.map);
+		try {
+			const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name));
+			if (typeof exports.execute !== "function") {
+				return fail(new ForgeError("shape", `${tool.file} does not export an \`execute\` function.`, { tool: tool.name }));
+			}
+			const loaded = { hash: tool.hash, execute: exports.execute as Execute, mapper };
+			this.loaded.set(tool.name, loaded);
+			return ok(loaded);
+		} catch (error) {
+			const mapped = runtimeError(error, tool, mapper);
+			return fail(new ForgeError(error instanceof ForgeError ? error.phase : "load", `Loading ${tool.file} failed: ${mapped.message}`, mapped.details));
+		}
+	}
+
+	forget(name: string): void {
+		this.loaded.delete(name);
+	}
+
+	async dispose(): Promise<void> {
+		this.loaded.clear();
+	}
+}
+
+/** A throw from the tool, as a ForgeError located in `forge-<name>.ts`. */
+export function runtimeError(error: unknown, tool: RunnableTool, mapper: PositionMapper): ForgeError {
+	if (error instanceof ForgeError) return error;
+	const message = error instanceof Error ? `${error.name}: ${error.message}` : `Thrown value: ${describeThrown(error)}`;
+	const { location, frames } = mapStack(error instanceof Error ? error.stack : undefined, tool.path, mapper, tool.file);
+	return new ForgeError("runtime", message, {
+		tool: tool.name,
+		location,
+		stack: frames,
+		hint: location
+			? `Fix the logic at ${location.file}:${location.line} and call forge_tool again with the corrected logic.`
+			: "Fix the logic and call forge_tool again with the corrected logic.",
+	}, { cause: error });
+}
+
+function describeThrown(value: unknown): string {
+	try {
+		return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}

@@ -1,0 +1,29 @@
+// Evaluates a forged tool's compiled CommonJS with a `require` that serves only the core library (the run-time backstop of the import check).
+import { createRequire } from "node:module";
+import { compileFunction } from "node:vm";
+import { ForgeError } from "../errors/forge-error.ts";
+import { ALLOWED_MODULES_TEXT, isAllowedModule } from "./core-library.ts";
+
+const hostRequire = createRequire(import.meta.url);
+
+/** typebox is served from Agent Forge's own dependency, whichever spelling the tool used. */
+function resolveSpecifier(specifier: string): string {
+	return specifier === "typebox" ? "@sinclair/typebox" : specifier;
+}
+
+export function coreLibraryRequire(tool: string): (specifier: string) => unknown {
+	return (specifier: string) => {
+		if (typeof specifier !== "string" || !isAllowedModule(specifier)) {
+			throw new ForgeError("import", `require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only ${ALLOWED_MODULES_TEXT}.`, { tool });
+		}
+		return hostRequire(resolveSpecifier(specifier));
+	};
+}
+
+/** Runs the module body and returns its exports. `filename` is what stack frames will name. */
+export function evaluateModule(code: string, filename: string, require: (specifier: string) => unknown): Record<string, unknown> {
+	const wrapper = compileFunction(code, ["exports", "require", "module", "__filename", "__dirname"], { filename });
+	const module = { exports: {} as Record<string, unknown> };
+	wrapper.call(module.exports, module.exports, require, module, filename, "");
+	return module.exports;
+}

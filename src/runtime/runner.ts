@@ -1,0 +1,53 @@
+// The runner interface: every forged-tool call goes through one. The inline runner is one implementation; isolated runners plug in here.
+import type { Result } from "../errors/forge-error.ts";
+import type { CompiledCode } from "../forge/transpile.ts";
+
+/** What a runner needs to run a tool: its compiled code (never the toolbox on disk). */
+export interface RunnableTool {
+	name: string;
+	/** Content hash of the source: a runner may cache the loaded module under it. */
+	hash: string;
+	/** Display name for locations, `forge-<name>.ts`. */
+	file: string;
+	/** Absolute path of the live file, used as the module's filename. */
+	path: string;
+	code: CompiledCode;
+}
+
+/** What a forged tool sees as `ctx`. Kept small and serialisable so it can cross a process boundary. */
+export interface ToolContext {
+	/** pi's working directory: relative paths mean the project, as for pi's own tools. */
+	cwd: string;
+	/** Aborted when the call is cancelled or its deadline passes. */
+	signal: AbortSignal;
+	toolName: string;
+	hasUI: boolean;
+	/** Shows a message to the user when there is a UI; a no-op otherwise. */
+	notify(message: string, level?: "info" | "warning" | "error"): void;
+}
+
+export interface RunRequest {
+	tool: RunnableTool;
+	params: Record<string, unknown>;
+	cwd: string;
+	timeoutMs: number;
+	signal?: AbortSignal;
+	/** The host side of `pi` and `ctx.notify`, provided by the pi wiring. */
+	host: RunHost;
+}
+
+export interface RunHost {
+	/** The value passed as `pi` to an inline tool. */
+	pi: unknown;
+	hasUI: boolean;
+	notify(message: string, level?: "info" | "warning" | "error"): void;
+}
+
+export interface Runner {
+	readonly kind: string;
+	/** Runs `execute` and returns its raw value, or a ForgeError (runtime, timeout, aborted, load, import). */
+	run(request: RunRequest): Promise<Result<unknown>>;
+	/** Drops anything cached for a tool (after a re-forge or removal). */
+	forget(name: string): void;
+	dispose(): Promise<void>;
+}

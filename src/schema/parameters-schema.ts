@@ -1,0 +1,51 @@
+// Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
+import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { sharedAjv } from "./ajv.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+const HINT_OBJECT =
+	'parametersSchema must be a JSON Schema object such as {"type":"object","properties":{"text":{"type":"string","description":"…"}},"required":["text"]}.';
+
+/** Accepts the schema as an object (or as JSON text, which models sometimes send) and returns plain JSON. */
+export function validateParametersSchema(input: unknown): Result<JsonSchema> {
+	let schema = input;
+	if (typeof schema === "string") {
+		try {
+			schema = JSON.parse(schema);
+		} catch (error) {
+			return fail(new ForgeError("schema", `parametersSchema is a string that is not valid JSON: ${(error as Error).message}`, { hint: HINT_OBJECT }));
+		}
+	}
+	if (schema === undefined || schema === null) {
+		return fail(new ForgeError("schema", "parametersSchema is missing.", { hint: HINT_OBJECT }));
+	}
+	if (typeof schema !== "object" || Array.isArray(schema)) {
+		return fail(new ForgeError("schema", `parametersSchema must be an object, got ${Array.isArray(schema) ? "an array" : typeof schema}.`, { hint: HINT_OBJECT }));
+	}
+	let plain: JsonSchema;
+	try {
+		plain = JSON.parse(JSON.stringify(schema)) as JsonSchema;
+	} catch (error) {
+		return fail(new ForgeError("schema", `parametersSchema is not JSON-serialisable: ${(error as Error).message}`, { hint: HINT_OBJECT }));
+	}
+	if (plain.type !== "object") {
+		const got = plain.type === undefined ? "no type" : `type ${JSON.stringify(plain.type)}`;
+		return fail(new ForgeError("schema", `parametersSchema must describe an object (type "object"); it has ${got}.`, { hint: HINT_OBJECT, schema: plain }));
+	}
+	if (plain.properties !== undefined && (typeof plain.properties !== "object" || plain.properties === null || Array.isArray(plain.properties))) {
+		return fail(new ForgeError("schema", "parametersSchema.properties must be an object mapping each parameter name to its schema.", { hint: HINT_OBJECT, schema: plain }));
+	}
+
+	const ajv = sharedAjv();
+	if (!ajv.validateSchema(plain)) {
+		const notes = (ajv.errors ?? []).map((e) => `${e.instancePath || "(root)"}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
+		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
+	}
+	try {
+		ajv.compile(plain);
+	} catch (error) {
+		return fail(new ForgeError("schema", `parametersSchema does not compile: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
+	}
+	return ok(plain);
+}

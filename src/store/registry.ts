@@ -1,0 +1,72 @@
+// The registry model: `forge-registry.json`, a manifest derived from the per-tool files, and its freshness check.
+import type { ForgeErrorData } from "../errors/forge-error.ts";
+import type { ToolMeta } from "./tool-files.ts";
+
+export type ToolStatus = "ok" | "broken";
+
+/** Size and modification time of a file: enough to notice that it changed since the registry was written. */
+export interface FileStamp {
+	size: number;
+	mtimeMs: number;
+}
+
+export interface ToolStamps {
+	ts?: FileStamp;
+	json?: FileStamp;
+}
+
+export interface RegistryEntry {
+	name: string;
+	description: string;
+	parameters: Record<string, unknown>;
+	version: number;
+	hash: string;
+	updatedAt: string;
+	status: ToolStatus;
+	error?: ForgeErrorData;
+	stamps: ToolStamps;
+}
+
+export interface Registry {
+	format: 1;
+	tools: Record<string, RegistryEntry>;
+}
+
+export const emptyRegistry = (): Registry => ({ format: 1, tools: {} });
+
+export function entryFromMeta(meta: ToolMeta, stamps: ToolStamps, status: ToolStatus = "ok", error?: ForgeErrorData): RegistryEntry {
+	const { name, description, parameters, version, hash, updatedAt } = meta;
+	return { name, description, parameters, version, hash, updatedAt, status, ...(error ? { error } : {}), stamps };
+}
+
+/** Parses the registry; anything unexpected means "rebuild it" (undefined), never an exception. */
+export function parseRegistry(text: string | undefined): Registry | undefined {
+	if (text === undefined) return undefined;
+	try {
+		const data = JSON.parse(text) as Registry;
+		if (data?.format !== 1 || typeof data.tools !== "object" || data.tools === null) return undefined;
+		for (const [name, entry] of Object.entries(data.tools)) {
+			if (entry?.name !== name || typeof entry.hash !== "string" || typeof entry.stamps !== "object") return undefined;
+		}
+		return data;
+	} catch {
+		return undefined;
+	}
+}
+
+export function serializeRegistry(registry: Registry): string {
+	return `${JSON.stringify(registry, null, "\t")}\n`;
+}
+
+const sameStamp = (a?: FileStamp, b?: FileStamp) => a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
+
+/** Names whose files on disk differ from what the registry recorded (added, removed or changed). */
+export function staleNames(registry: Registry, onDisk: ReadonlyMap<string, ToolStamps>): string[] {
+	const stale = new Set<string>();
+	for (const [name, stamps] of onDisk) {
+		const entry = registry.tools[name];
+		if (!entry || !sameStamp(entry.stamps.ts, stamps.ts) || !sameStamp(entry.stamps.json, stamps.json)) stale.add(name);
+	}
+	for (const name of Object.keys(registry.tools)) if (!onDisk.has(name)) stale.add(name);
+	return [...stale].sort();
+}

@@ -1,0 +1,145 @@
+// The toolbox on disk: listing, reading, staging outside the live files, and atomic promotion with `.bak` copies.
+import { randomUUID } from "node:crypto";
+import { copyFile, mkdir, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
+import type { FileStamp, ToolStamps } from "./registry.ts";
+
+/** Where a candidate version waits while it is checked: inside the toolbox folder (same filesystem, so promotion is a rename) but not among the live files. */
+export const STAGING_DIR = ".staging";
+
+export interface StagedTool {
+	name: string;
+	dir: string;
+	tsPath: string;
+	jsonPath: string;
+}
+
+export interface PromoteResult {
+	/** A previous version existed and is now `forge-<name>.ts.bak` / `.json.bak`. */
+	backedUp: boolean;
+	stamps: ToolStamps;
+}
+
+export class ToolboxStore {
+	constructor(readonly dir: string) {}
+
+	tsPath(name: string): string {
+		return join(this.dir, tsFileOf(name));
+	}
+
+	jsonPath(name: string): string {
+		return join(this.dir, jsonFileOf(name));
+	}
+
+	async ensure(): Promise<void> {
+		await mkdir(this.dir, { recursive: true });
+	}
+
+	/** Every tool with at least one of its two files, and their stamps. */
+	async listStamps(): Promise<Map<string, ToolStamps>> {
+		const tools = new Map<string, ToolStamps>();
+		let files: string[];
+		try {
+			files = await readdir(this.dir);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "ENOENT") return tools;
+			throw error;
+		}
+		await Promise.all(
+			files.map(async (file) => {
+				const parsed = parseToolFileName(file);
+				if (!parsed) return;
+				const stamp = await this.stampOf(join(this.dir, file));
+				if (!stamp) return;
+				const stamps = tools.get(parsed.name) ?? {};
+				stamps[parsed.kind] = stamp;
+				tools.set(parsed.name, stamps);
+			}),
+		);
+		return tools;
+	}
+
+	async stampsOf(name: string): Promise<ToolStamps> {
+		const [ts, json] = await Promise.all([this.stampOf(this.tsPath(name)), this.stampOf(this.jsonPath(name))]);
+		return { ...(ts ? { ts } : {}), ...(json ? { json } : {}) };
+	}
+
+	private async stampOf(path: string): Promise<FileStamp | undefined> {
+		try {
+			const info = await stat(path);
+			return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	async readSource(name: string): Promise<string | undefined> {
+		return readOptional(this.tsPath(name));
+	}
+
+	async readMeta(name: string): Promise<string | undefined> {
+		return readOptional(this.jsonPath(name));
+	}
+
+	async readRegistry(): Promise<string | undefined> {
+		return readOptional(join(this.dir, REGISTRY_FILE));
+	}
+
+	async writeRegistry(text: string): Promise<void> {
+		await this.ensure();
+		await writeFileAtomic(join(this.dir, REGISTRY_FILE), text);
+	}
+
+	/** Writes a candidate pair to a fresh staging folder. */
+	async stage(name: string, source: string, metaText: string): Promise<StagedTool> {
+		const dir = join(this.dir, STAGING_DIR, `${name}-${randomUUID().slice(0, 8)}`);
+		await mkdir(dir, { recursive: true });
+		const staged = { name, dir, tsPath: join(dir, tsFileOf(name)), jsonPath: join(dir, jsonFileOf(name)) };
+		await Promise.all([writeFileAtomic(staged.tsPath, source), writeFileAtomic(staged.jsonPath, metaText)]);
+		return staged;
+	}
+
+	async discard(staged: StagedTool): Promise<void> {
+		await rm(staged.dir, { recursive: true, force: true });
+	}
+
+	/** Makes the staged pair live: the previous pair becomes `.bak` (copied, so the old version stays live until the rename). */
+	async promote(staged: StagedTool): Promise<PromoteResult> {
+		const { name } = staged;
+		const live = { ts: this.tsPath(name), json: this.jsonPath(name) };
+		const backedUp = (await this.stampOf(live.ts)) !== undefined;
+		if (backedUp) {
+			await Promise.all([backup(live.ts), backup(live.json)]);
+		}
+		await rename(staged.tsPath, live.ts);
+		await rename(staged.jsonPath, live.json);
+		return { backedUp, stamps: await this.stampsOf(name) };
+	}
+
+	/** Removes staging folders left behind by an interrupted forge. */
+	async cleanStaging(): Promise<void> {
+		await rm(join(this.dir, STAGING_DIR), { recursive: true, force: true });
+	}
+}
+
+async function backup(path: string): Promise<void> {
+	const temp = `${path}.bak.${randomUUID().slice(0, 8)}.tmp`;
+	try {
+		await copyFile(path, temp);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+		throw error;
+	}
+	await rename(temp, `${path}.bak`);
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+	try {
+		return await readFile(path, "utf8");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		throw error;
+	}
+}

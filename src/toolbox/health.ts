@@ -1,0 +1,75 @@
+// Per-tool usage and health (calls, failures, last use, last error), kept in `.forge-health.json` beside the tools.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import type { ForgeErrorData } from "../errors/forge-error.ts";
+
+export interface ToolHealth {
+	calls: number;
+	failures: number;
+	consecutiveFailures: number;
+	lastUsedAt?: string;
+	lastDurationMs?: number;
+	lastError?: ForgeErrorData;
+}
+
+export const HEALTH_FILE = ".forge-health.json";
+
+export class HealthStore {
+	private readonly tools = new Map<string, ToolHealth>();
+	private pending: Promise<void> | undefined;
+	private dirty = false;
+
+	constructor(private readonly dir: string, private readonly flushDelayMs = 250) {}
+
+	async load(): Promise<void> {
+		try {
+			const data = JSON.parse(await readFile(join(this.dir, HEALTH_FILE), "utf8")) as { tools?: Record<string, ToolHealth> };
+			for (const [name, health] of Object.entries(data.tools ?? {})) this.tools.set(name, health);
+		} catch {
+			// Missing or unreadable: usage history starts afresh; it is never needed to run a tool.
+		}
+	}
+
+	get(name: string): ToolHealth | undefined {
+		return this.tools.get(name);
+	}
+
+	record(name: string, outcome: { ok: boolean; durationMs: number; at: Date; error?: ForgeErrorData }): void {
+		const health = this.tools.get(name) ?? { calls: 0, failures: 0, consecutiveFailures: 0 };
+		health.calls += 1;
+		health.lastUsedAt = outcome.at.toISOString();
+		health.lastDurationMs = Math.round(outcome.durationMs * 100) / 100;
+		if (outcome.ok) {
+			health.consecutiveFailures = 0;
+		} else {
+			health.failures += 1;
+			health.consecutiveFailures += 1;
+			health.lastError = outcome.error;
+		}
+		this.tools.set(name, health);
+		this.scheduleFlush();
+	}
+
+	delete(name: string): void {
+		if (this.tools.delete(name)) this.scheduleFlush();
+	}
+
+	private scheduleFlush(): void {
+		this.dirty = true;
+		this.pending ??= new Promise<void>((resolve) => setTimeout(resolve, this.flushDelayMs).unref()).then(() => this.flush());
+	}
+
+	/** Writes pending changes now (also called at shutdown). */
+	async flush(): Promise<void> {
+		this.pending = undefined;
+		if (!this.dirty) return;
+		this.dirty = false;
+		const data = { tools: Object.fromEntries([...this.tools].sort(([a], [b]) => a.localeCompare(b))) };
+		try {
+			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`);
+		} catch {
+			this.dirty = true;
+		}
+	}
+}

@@ -1,0 +1,209 @@
+/**
+ * pi-harness: drive the REAL pi (@mariozechner/pi-coding-agent) in-process through its SDK, with a scripted
+ * "faux" model (from @mariozechner/pi-ai) instead of a network LLM.
+ *
+ *   const pi = await startPi({ extensionPaths: [resolve("index.ts")] });
+ *   const run = await pi.run("do it", [
+ *     [{ name: "echo_tool", args: { text: "hi" } }],             // one assistant message, tool calls run concurrently
+ *     ({ lastToolResults }) => ({ text: lastToolResults[0].text }), // react to the previous results
+ *   ]);
+ *   run.toolEvents; run.toolNamesSeen; run.systemPrompts;
+ *   await pi.dispose();   // "restart pi" = dispose() + startPi() with the same cwd / agentDir
+ *
+ * - Extensions are loaded by pi's own DefaultResourceLoader (jiti, typebox aliasing, discovery of
+ *   <agentDir>/extensions and <cwd>/.pi/extensions), and session_start is emitted via session.bindExtensions(),
+ *   as print mode does. No UI context is bound, so ctx.hasUI === false (like print/json mode).
+ * - Isolation: fresh temp cwd/agentDir unless given; in-memory auth/settings/session (a restart keeps the files,
+ *   not the conversation); PI_CODING_AGENT_DIR=agentDir and PI_OFFLINE=1 (plus `env`) are set on process.env
+ *   while the harness lives and restored by dispose(): do not run two harnesses at once in one process.
+ * - A script that runs out of steps ends the run with a final text message; extra model calls (e.g. a turn
+ *   triggered by an extension outside run()) get that same text. An exception thrown by a step function is
+ *   rethrown from run() once the run has finished.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+	type Context,
+	type FauxResponseFactory,
+	fauxAssistantMessage,
+	fauxToolCall,
+	type Message,
+	registerFauxProvider,
+	type ToolCall,
+	type ToolResultMessage,
+} from "@mariozechner/pi-ai";
+import {
+	type AgentSession,
+	AuthStorage,
+	createAgentSession,
+	DefaultResourceLoader,
+	ModelRegistry,
+	SessionManager,
+	SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+
+export interface ToolEvent { toolName: string; args: unknown; text: string; isError: boolean; details?: unknown }
+export interface PiRun {
+	toolEvents: ToolEvent[]; // in completion order (tool_execution_end)
+	toolNamesSeen: string[][]; // tools offered to the model, one entry per model call
+	systemPrompts: string[]; // system prompt sent to the model, one entry per model call
+}
+export interface ToolCallSpec { name: string; args?: Record<string, unknown> }
+export type FixedStep = ToolCallSpec[] | { text: string };
+export interface StepContext { lastToolResults: ToolEvent[]; toolNames: string[]; callIndex: number }
+export type ScriptStep = FixedStep | ((ctx: StepContext) => FixedStep | Promise<FixedStep>);
+
+export interface PiHarness {
+	cwd: string;
+	agentDir: string;
+	session: AgentSession; // escape hatch, e.g. session.getActiveToolNames()
+	loadErrors: Array<{ path: string; error: string }>; // all loader errors (ours throw in startPi)
+	extensionErrors: Array<{ extensionPath: string; event: string; error: string }>; // runtime handler errors
+	run(prompt: string, steps: ScriptStep[]): Promise<PiRun>;
+	dispose(): Promise<void>;
+}
+export interface StartPiOptions { extensionPaths: string[]; cwd?: string; agentDir?: string; env?: Record<string, string> }
+
+export const SCRIPT_DONE_TEXT = "(script finished)";
+
+export async function makeTempDir(prefix: string): Promise<string> {
+	return mkdtemp(join(tmpdir(), `${prefix.replace(/[^\w.-]/g, "_")}-`));
+}
+
+/** Text blocks of a tool result, joined with newlines. */
+function resultText(content: unknown): string {
+	if (!Array.isArray(content)) return "";
+	return content.filter((b) => b?.type === "text").map((b) => b.text as string).join("\n");
+}
+
+/** The tool results at the end of the model context, with args taken from the matching tool calls. */
+function trailingToolResults(messages: Message[]): ToolEvent[] {
+	let start = messages.length;
+	while (start > 0 && messages[start - 1].role === "toolResult") start--;
+	const prev = messages[start - 1];
+	const calls = prev?.role === "assistant" ? prev.content : [];
+	return (messages.slice(start) as ToolResultMessage[]).map((m) => ({
+		toolName: m.toolName,
+		args: calls.find((c): c is ToolCall => c.type === "toolCall" && c.id === m.toolCallId)?.arguments,
+		text: resultText(m.content),
+		isError: m.isError,
+		details: m.details,
+	}));
+}
+
+export async function startPi(options: StartPiOptions): Promise<PiHarness> {
+	const cwd = options.cwd ?? (await makeTempDir("pi-cwd"));
+	const agentDir = options.agentDir ?? (await makeTempDir("pi-agent"));
+
+	// process-wide env for the harness lifetime (pi's getAgentDir() and offline mode read it)
+	const env: Record<string, string> = { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", ...options.env };
+	const savedEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+	Object.assign(process.env, env);
+	const restoreEnv = () => {
+		for (const [k, v] of Object.entries(savedEnv)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+	};
+
+	// Per-run script state; the dispatcher answers every model call and re-queues itself so pi never runs dry.
+	let steps: ScriptStep[] = [];
+	let current: PiRun = { toolEvents: [], toolNamesSeen: [], systemPrompts: [] };
+	let scriptError: unknown;
+	const faux = registerFauxProvider({ provider: "faux" }); // unique api id per harness
+	const dispatcher: FauxResponseFactory = async (context: Context) => {
+		faux.appendResponses([dispatcher]);
+		const toolNames = (context.tools ?? []).map((t) => t.name);
+		current.toolNamesSeen.push(toolNames);
+		current.systemPrompts.push(context.systemPrompt ?? "");
+		try {
+			const next = steps.shift() ?? { text: SCRIPT_DONE_TEXT };
+			const step = typeof next === "function"
+				? await next({ lastToolResults: trailingToolResults(context.messages), toolNames, callIndex: current.toolNamesSeen.length - 1 })
+				: next;
+			if ("text" in step) return fauxAssistantMessage(step.text);
+			return fauxAssistantMessage(step.map((c) => fauxToolCall(c.name, c.args ?? {})), { stopReason: "toolUse" });
+		} catch (err) {
+			scriptError ??= err;
+			steps = [];
+			return fauxAssistantMessage(`script error: ${err instanceof Error ? err.message : String(err)}`);
+		}
+	};
+	faux.setResponses([dispatcher]);
+
+	try {
+		const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+		const extensionPaths = options.extensionPaths.map((p) => resolve(p));
+		const loader = new DefaultResourceLoader({ cwd, agentDir, settingsManager, additionalExtensionPaths: extensionPaths, noSkills: true });
+		await loader.reload();
+		const loadErrors = loader.getExtensions().errors;
+		const ours = loadErrors.filter((e) => extensionPaths.some((p) => resolve(e.path).startsWith(p)));
+		if (ours.length) throw new Error(`pi failed to load extension(s):\n${ours.map((e) => `  ${e.path}: ${e.error}`).join("\n")}`);
+
+		const auth = AuthStorage.inMemory();
+		auth.setRuntimeApiKey("faux", "dummy");
+		const { session } = await createAgentSession({
+			cwd, agentDir, model: faux.getModel(), thinkingLevel: "off", authStorage: auth,
+			modelRegistry: ModelRegistry.inMemory(auth), sessionManager: SessionManager.inMemory(cwd),
+			settingsManager, resourceLoader: loader,
+		});
+
+		const extensionErrors: PiHarness["extensionErrors"] = [];
+		await session.bindExtensions({ onError: (e) => extensionErrors.push({ extensionPath: e.extensionPath, event: e.event, error: e.error }) });
+		const startErrors = extensionErrors.filter((e) => e.event === "session_start");
+		if (startErrors.length) throw new Error(`session_start handler failed:\n${startErrors.map((e) => `  ${e.extensionPath}: ${e.error}`).join("\n")}`);
+
+		const argsById = new Map<string, unknown>();
+		session.subscribe((e) => {
+			if (e.type === "tool_execution_start") argsById.set(e.toolCallId, e.args);
+			if (e.type === "tool_execution_end") {
+				current.toolEvents.push({
+					toolName: e.toolName, args: argsById.get(e.toolCallId), text: resultText(e.result?.content),
+					isError: e.isError, details: e.result?.details,
+				});
+			}
+		});
+
+		// pi hands events to subscribers through a private promise queue that prompt() does not await.
+		const settle = async () => {
+			for (let q: unknown; q !== (session as unknown as { _agentEventQueue?: unknown })._agentEventQueue;) {
+				q = (session as unknown as { _agentEventQueue?: unknown })._agentEventQueue;
+				await q;
+			}
+		};
+
+		return {
+			cwd, agentDir, session, loadErrors, extensionErrors,
+			async run(prompt, script) {
+				const result: PiRun = (current = { toolEvents: [], toolNamesSeen: [], systemPrompts: [] });
+				steps = [...script];
+				scriptError = undefined;
+				try {
+					await session.prompt(prompt);
+					await settle();
+				} finally {
+					current = { toolEvents: [], toolNamesSeen: [], systemPrompts: [] }; // late calls go to a sink
+					steps = [];
+				}
+				if (scriptError !== undefined) throw scriptError;
+				return result;
+			},
+			async dispose() {
+				try {
+					await session.abort();
+					if (session.extensionRunner.hasHandlers("session_shutdown")) {
+						await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+					}
+					session.dispose();
+				} finally {
+					faux.unregister();
+					restoreEnv();
+				}
+			},
+		};
+	} catch (err) {
+		faux.unregister();
+		restoreEnv();
+		if (!options.cwd) await rm(cwd, { recursive: true, force: true }); // only dirs we created
+		if (!options.agentDir) await rm(agentDir, { recursive: true, force: true });
+		throw err;
+	}
+}
