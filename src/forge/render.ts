@@ -38,7 +38,7 @@ export function renderTool(template: string, input: RenderInput): RenderedTool {
 		name: JSON.stringify(input.name),
 		description: JSON.stringify(input.description),
 		parameters: indentAfterFirstLine(JSON.stringify(input.parameters, null, "\t"), "\t"),
-		imports: imports.join("\n"),
+		imports: imports.length > 0 ? `${imports.join("\n")}\n` : "",
 		logic: body.replace(/\s+$/, ""),
 	};
 	const fill = (text: string) => text.replace(/\{\{(\w+)\}\}/g, (match, key: string) => values[key] ?? match);
