@@ -1,0 +1,87 @@
+// forge() against a real toolbox directory: files written, versions, .bak, and transactional failure.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseRegistry } from "../../src/store/registry.ts";
+import { snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
+
+const upper = toolRequest("upper", "return params.text.toUpperCase();");
+
+describe("forge", () => {
+	it("writes forge-<name>.ts and .json, and the registry", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		const result = await toolbox.forge(upper, new Map());
+		expect(result.ok).toBe(true);
+
+		const source = await readFile(join(dir, "forge-upper.ts"), "utf8");
+		expect(source).toContain('name: "upper"');
+		expect(source).toContain("return params.text.toUpperCase();");
+		const meta = JSON.parse(await readFile(join(dir, "forge-upper.json"), "utf8"));
+		expect(meta).toMatchObject({ name: "upper", description: "The upper tool.", version: 1 });
+		expect(meta.hash).toMatch(/^sha256-[0-9a-f]{64}$/);
+		const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
+		expect(registry?.tools.upper).toMatchObject({ version: 1, status: "ok", hash: meta.hash });
+	});
+
+	it("re-forging bumps the version and keeps the previous pair as .bak", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		await toolbox.forge(upper, new Map());
+		const v1 = await snapshot(dir);
+		const result = await toolbox.forge({ ...upper, logic: "return params.text.toLowerCase();" }, new Map());
+		expect(result.ok && result.value.meta.version).toBe(2);
+		expect(result.ok && result.value.backedUp).toBe(true);
+		expect(await readFile(join(dir, "forge-upper.ts.bak"), "utf8")).toBe(v1["forge-upper.ts"]);
+		expect(await readFile(join(dir, "forge-upper.json.bak"), "utf8")).toBe(v1["forge-upper.json"]);
+		const meta = JSON.parse(await readFile(join(dir, "forge-upper.json"), "utf8"));
+		expect(meta.version).toBe(2);
+		expect(meta.createdAt).toBe(JSON.parse(v1["forge-upper.json"]).createdAt);
+	});
+
+	const failures: Array<[string, Parameters<typeof toolRequest>[2] & { logic?: string; name?: string }, string]> = [
+		["name", { name: "Upper Case" }, "name"],
+		["description", { description: "" }, "description"],
+		["schema", { parametersSchema: { type: "object", properties: { text: { type: "strng" } } } }, "schema"],
+		["syntax", { logic: "return params.text.toUpperCase(;" }, "syntax"],
+		["import", { logic: 'import { request } from "node:http";\nreturn request;' }, "import"],
+		["load", { logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' }, "load"],
+		["shape", { logic: 'return 1;\n}\nmetadata.name = "renamed";\nfunction unused() {' }, "shape"],
+	];
+
+	for (const [label, overrides, phase] of failures) {
+		it(`a ${label} failure changes nothing on disk and the previous version stays live`, async () => {
+			const { toolbox, dir } = await tempToolbox();
+			await toolbox.forge(upper, new Map());
+			const before = await snapshot(dir);
+			const result = await toolbox.forge({ ...upper, ...overrides }, new Map());
+			expect(result.ok).toBe(false);
+			if (result.ok) return;
+			expect(result.error.phase).toBe(phase);
+			expect(await snapshot(dir)).toEqual(before);
+			const used = await toolbox.use("upper", { text: "still" }, { host: { pi: {}, hasUI: false, notify() {} } });
+			expect(used.ok && used.value.content).toEqual([{ type: "text", text: "STILL" }]);
+		});
+	}
+
+	it("refuses a name held by a tool that is not forged", async () => {
+		const { toolbox } = await tempToolbox();
+		const result = await toolbox.forge(toolRequest("grep", "return 1;"), new Map([["grep", "pi's built-in tool 'grep'"]]));
+		expect(!result.ok && result.error.message).toContain("pi's built-in tool 'grep'");
+	});
+
+	it("serialises parallel forges: all of them land in the registry", async () => {
+		const { toolbox, dir, reopen } = await tempToolbox();
+		const names = Array.from({ length: 16 }, (_, i) => `tool-${i}`);
+		const results = await Promise.all(names.map((name) => toolbox.forge(toolRequest(name, `return "${name}";`), new Map())));
+		expect(results.every((r) => r.ok)).toBe(true);
+		const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
+		expect(Object.keys(registry?.tools ?? {}).sort()).toEqual([...names].sort());
+		expect((await reopen()).entries().map((e) => e.name).sort()).toEqual([...names].sort());
+	});
+
+	it("a load error maps the throw to the line in forge-<name>.ts", async () => {
+		const { toolbox } = await tempToolbox();
+		const result = await toolbox.forge({ ...upper, logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' }, new Map());
+		expect(!result.ok && result.error.message).toContain("top-level boom");
+		expect(!result.ok && result.error.details.source).toContain("top-level boom");
+	});
+});
