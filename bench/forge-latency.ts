@@ -1,0 +1,89 @@
+// Forge latency: the real Toolbox.forge() (validate → … → promote) over 200 distinct tools, against a baseline that
+// does what the spec says literally: render, fs.writeFile the pair, load the .ts with a fresh jiti, check its exports.
+import { mkdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { createJiti } from "jiti";
+import { readConfig } from "../src/config.ts";
+import { renderTool } from "../src/forge/render.ts";
+import { loadTemplate } from "../src/forge/template.ts";
+import { InlineRunner } from "../src/runtime/inline-runner.ts";
+import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { type ToolSpec, toolSpec } from "./tools.ts";
+import { benchEnv, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
+
+const TOOLS = Number(process.env.BENCH_TOOLS ?? 200);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+const GOAL_P50_MS = 15;
+
+/** The literal reading of the spec: render, write both files, load with a fresh jiti, check the exports. */
+const typebox = createRequire(import.meta.url).resolve("@sinclair/typebox");
+async function baselineForge(dir: string, spec: ToolSpec): Promise<void> {
+	const { source } = renderTool(loadTemplate(), { name: spec.name, description: spec.description, parameters: spec.parametersSchema, logic: spec.logic });
+	const now = new Date().toISOString();
+	const meta = { name: spec.name, description: spec.description, parameters: spec.parametersSchema, version: 1, createdAt: now, updatedAt: now };
+	const tsPath = join(dir, `forge-${spec.name}.ts`);
+	await Promise.all([writeFile(tsPath, source), writeFile(join(dir, `forge-${spec.name}.json`), `${JSON.stringify(meta, null, "\t")}\n`)]);
+	// The temp dir has no node_modules, so typebox is aliased as pi (and our preflight) alias it.
+	const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, alias: { "@sinclair/typebox": typebox } });
+	const mod = (await jiti.import(tsPath)) as { metadata?: unknown; execute?: unknown };
+	if (typeof mod.metadata !== "object" || typeof mod.execute !== "function") throw new Error(`baseline: ${spec.name} has a bad shape`);
+}
+
+async function main(): Promise<void> {
+	const tmp = tempDir("forge");
+	const cwd = join(tmp.path, "project");
+	const baselineDir = join(tmp.path, "baseline");
+	await mkdir(baselineDir, { recursive: true });
+
+	const toolbox = new Toolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
+	await toolbox.open();
+	const takenNames = new Map<string, string>();
+	const forge = async (spec: ToolSpec) => {
+		const result = await toolbox.forge(spec, takenNames);
+		if (!result.ok) throw new Error(`forge ${spec.name} failed: ${result.error.message}`);
+	};
+
+	for (let i = 0; i < WARMUP; i++) {
+		await forge(toolSpec("warm", i));
+		await baselineForge(baselineDir, toolSpec("warm", i));
+	}
+	// Interleaved, so drift (GC, disk, CPU clock) hits both sides alike.
+	const ours: number[] = [];
+	const base: number[] = [];
+	for (let i = 0; i < TOOLS; i++) {
+		ours.push(await time(() => forge(toolSpec("tool", i))));
+		base.push(await time(() => baselineForge(baselineDir, toolSpec("tool", i))));
+	}
+	await toolbox.close();
+	tmp.cleanup();
+
+	const o = stats(ours);
+	const b = stats(base);
+	const met = o.p50 <= GOAL_P50_MS;
+	console.log();
+	line(`forge latency (${TOOLS} tools)`, `p50 ${ms(o.p50)}`, `p95 ${ms(o.p95)}`, `mean ${ms(o.mean)}`, `goal p50 ≤ ${GOAL_P50_MS} ms  ${mark(met)}`);
+	line("baseline (write + jiti load)", `p50 ${ms(b.p50)}`, `p95 ${ms(b.p95)}`, `mean ${ms(b.mean)}`);
+	line("ratio ours/baseline", `p50 ${ratio(o.p50 / b.p50).padStart(9)}`, `p95 ${ratio(o.p95 / b.p95).padStart(9)}`);
+	// First vs last quarter: does a forge slow down as the toolbox grows?
+	const q = Math.max(1, Math.floor(TOOLS / 4));
+	line("ours, first / last 25% p50", `${ms(stats(ours.slice(0, q)).p50)}  /  ${ms(stats(ours.slice(-q)).p50).trim()}`);
+	console.log();
+
+	writeResult(
+		"forge-latency",
+		`forge latency (${TOOLS} tools)`,
+		[
+			{ metric: "forge p50", value: o.p50, unit: "ms", goal: `≤ ${GOAL_P50_MS} ms`, met },
+			{ metric: "forge p95", value: o.p95, unit: "ms" },
+			{ metric: "forge mean", value: o.mean, unit: "ms" },
+			{ metric: "baseline p50", value: b.p50, unit: "ms" },
+			{ metric: "baseline p95", value: b.p95, unit: "ms" },
+			{ metric: "ratio p50 ours/baseline", value: o.p50 / b.p50, unit: "×" },
+			{ metric: "ratio p95 ours/baseline", value: o.p95 / b.p95, unit: "×" },
+		],
+		{ tools: TOOLS, warmup: WARMUP, ours: o, baseline: b },
+	);
+}
+
+await main();

@@ -1,0 +1,105 @@
+// Argument validation of forged tools: coercion like pi's, errors naming each bad field, one cached validator per tool version.
+import { describe, expect, it } from "vitest";
+import { forgetValidator, validateArguments } from "../../src/schema/arguments.ts";
+
+const schema = {
+	type: "object",
+	properties: { text: { type: "string" }, count: { type: "number" }, loud: { type: "boolean" } },
+	required: ["text"],
+};
+
+function refusal(tool: string, hash: string, toolSchema: Record<string, unknown>, args: unknown) {
+	const result = validateArguments(tool, hash, toolSchema, args);
+	if (result.ok) throw new Error(`expected ${JSON.stringify(args)} to be refused`);
+	expect(result.error.phase).toBe("arguments");
+	return result.error;
+}
+
+describe("validateArguments", () => {
+	it("accepts valid arguments and returns a copy", () => {
+		const args = { text: "hi", count: 2 };
+		const result = validateArguments("valid", "h1", schema, args);
+		expect(result).toEqual({ ok: true, value: { text: "hi", count: 2 } });
+		if (result.ok) expect(result.value).not.toBe(args);
+	});
+
+	it("coerces like pi does, without changing the caller's object", () => {
+		const args = { text: "hi", count: "5", loud: "true" };
+		expect(validateArguments("coerce", "h1", schema, args)).toEqual({ ok: true, value: { text: "hi", count: 5, loud: true } });
+		expect(args.count).toBe("5");
+	});
+
+	it("fills defaults from the schema", () => {
+		const withDefault = { type: "object", properties: { limit: { type: "number", default: 10 } } };
+		expect(validateArguments("defaults", "h1", withDefault, {})).toEqual({ ok: true, value: { limit: 10 } });
+	});
+
+	it("treats missing args (undefined, null) as {}", () => {
+		const optional = { type: "object", properties: { a: { type: "string" } } };
+		expect(validateArguments("empty", "h1", optional, undefined)).toEqual({ ok: true, value: {} });
+		expect(validateArguments("empty", "h1", optional, null)).toEqual({ ok: true, value: {} });
+	});
+
+	it("names a missing required field", () => {
+		const error = refusal("required", "h1", schema, { count: 1 });
+		expect(error.message).toBe("Invalid arguments for 'required':");
+		expect(error.details.notes).toEqual(["/text: must have required property 'text'"]);
+	});
+
+	it("names a field of the wrong type", () => {
+		const error = refusal("wrong-type", "h1", schema, { text: "x", count: "many" });
+		expect(error.details.notes).toEqual(["/count: must be number"]);
+	});
+
+	it("lists every bad field at once", () => {
+		const error = refusal("all-errors", "h1", schema, { count: "many" });
+		expect(error.details.notes).toEqual(["/text: must have required property 'text'", "/count: must be number"]);
+	});
+
+	it("names the extra key when additionalProperties is false", () => {
+		const closed = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
+		const error = refusal("closed", "h1", closed, { a: "x", extra: 1 });
+		expect(error.details.notes).toEqual(["(root): must NOT have additional properties ('extra')"]);
+	});
+
+	it("refuses args that are not an object, naming what they are", () => {
+		expect(refusal("shape", "h1", schema, ["hi"]).message).toBe("args must be an object of named parameters, got an array.");
+		expect(refusal("shape", "h1", schema, "hi").message).toBe("args must be an object of named parameters, got string.");
+		expect(refusal("shape", "h1", schema, 7).message).toBe("args must be an object of named parameters, got number.");
+		expect(refusal("shape", "h1", schema, 7).details.hint).toContain('use_forge_tool({"name":"shape","args":{…}})');
+	});
+
+	it("carries the tool, the schema and the args as given", () => {
+		const args = { count: "many" };
+		const error = refusal("carries", "h1", schema, args);
+		expect(error.details.tool).toBe("carries");
+		expect(error.details.schema).toBe(schema);
+		expect(error.details.args).toBe(args);
+		expect(error.details.hint).toContain("the tool itself was not run");
+	});
+
+	it("reuses the compiled validator while the hash stays the same", () => {
+		const v1 = { type: "object", properties: { n: { type: "number" } } };
+		const v2 = { type: "object", properties: { n: { type: "string" } } };
+		expect(validateArguments("cached", "same", v1, { n: 1 }).ok).toBe(true);
+		// Same hash: the schema is not looked at again, so v1 still decides.
+		expect(validateArguments("cached", "same", v2, { n: 1 }).ok).toBe(true);
+		expect(validateArguments("cached", "same", v2, { n: "x" }).ok).toBe(false);
+	});
+
+	it("recompiles with the new schema when the hash changes", () => {
+		const v1 = { type: "object", properties: { n: { type: "number" } } };
+		const v2 = { type: "object", properties: { n: { type: "number", maximum: 3 } } };
+		expect(validateArguments("recompiled", "v1", v1, { n: 5 }).ok).toBe(true);
+		const error = refusal("recompiled", "v2", v2, { n: 5 });
+		expect(error.details.notes).toEqual(["/n: must be <= 3"]);
+	});
+
+	it("recompiles after forgetValidator, even with the same hash", () => {
+		const v1 = { type: "object", properties: { n: { type: "number" } } };
+		const v2 = { type: "object", properties: { n: { type: "string" } } };
+		expect(validateArguments("forgotten", "same", v1, { n: 1 }).ok).toBe(true);
+		forgetValidator("forgotten");
+		expect(refusal("forgotten", "same", v2, { n: [] }).details.notes).toEqual(["/n: must be string"]);
+	});
+});

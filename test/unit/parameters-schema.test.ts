@@ -1,0 +1,110 @@
+// Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object, returned as plain JSON.
+import { Type } from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { validateParametersSchema } from "../../src/schema/parameters-schema.ts";
+
+const textSchema = { type: "object", properties: { text: { type: "string", description: "The text" } }, required: ["text"] };
+
+function refusal(input: unknown) {
+	const result = validateParametersSchema(input);
+	if (result.ok) throw new Error(`expected ${JSON.stringify(input)} to be refused`);
+	expect(result.error.phase).toBe("schema");
+	expect(result.error.details.hint).toContain("parametersSchema must be a JSON Schema object");
+	return result.error;
+}
+
+describe("validateParametersSchema", () => {
+	it("accepts an object schema and returns an equal plain copy", () => {
+		const result = validateParametersSchema(textSchema);
+		expect(result).toEqual({ ok: true, value: textSchema });
+		if (result.ok) expect(result.value).not.toBe(textSchema);
+	});
+
+	it("accepts an object schema without properties", () => {
+		expect(validateParametersSchema({ type: "object" })).toEqual({ ok: true, value: { type: "object" } });
+	});
+
+	it("accepts the schema as JSON text, as models sometimes send it", () => {
+		expect(validateParametersSchema(JSON.stringify(textSchema))).toEqual({ ok: true, value: textSchema });
+	});
+
+	it("refuses a string that is not JSON, quoting the parse error", () => {
+		const error = refusal("{type: object}");
+		expect(error.message).toMatch(/^parametersSchema is a string that is not valid JSON: .+/);
+	});
+
+	it("refuses null and undefined as missing", () => {
+		expect(refusal(null).message).toBe("parametersSchema is missing.");
+		expect(refusal(undefined).message).toBe("parametersSchema is missing.");
+		expect(refusal("null").message).toBe("parametersSchema is missing.");
+	});
+
+	it("refuses arrays and primitives, naming what it got", () => {
+		expect(refusal([textSchema]).message).toBe("parametersSchema must be an object, got an array.");
+		expect(refusal(42).message).toBe("parametersSchema must be an object, got number.");
+		expect(refusal(true).message).toBe("parametersSchema must be an object, got boolean.");
+		expect(refusal("[]").message).toBe("parametersSchema must be an object, got an array.");
+	});
+
+	it("refuses a schema of something other than an object, carrying the schema", () => {
+		const error = refusal({ type: "string" });
+		expect(error.message).toBe('parametersSchema must describe an object (type "object"); it has type "string".');
+		expect(error.details.schema).toEqual({ type: "string" });
+		expect(refusal({ type: "strin" }).message).toContain('it has type "strin"');
+	});
+
+	it("refuses a schema without a type", () => {
+		expect(refusal({ properties: { a: { type: "string" } } }).message).toContain("it has no type.");
+	});
+
+	it("refuses properties that are not an object", () => {
+		for (const properties of [[{ type: "string" }], "text", null, 3]) {
+			expect(refusal({ type: "object", properties }).message).toBe(
+				"parametersSchema.properties must be an object mapping each parameter name to its schema.",
+			);
+		}
+	});
+
+	it("lists invalid keyword values as notes", () => {
+		const error = refusal({ type: "object", properties: { count: { type: "strin" } } });
+		expect(error.message).toBe("parametersSchema is not a valid JSON Schema:");
+		expect(error.details.notes?.length).toBeGreaterThan(0);
+		expect(error.details.notes?.some((note) => note.startsWith("/properties/count/type: "))).toBe(true);
+		expect(error.details.notes?.some((note) => note.includes("must be equal to one of the allowed values") && note.includes("string"))).toBe(true);
+	});
+
+	it("notes a required list that is not an array of strings", () => {
+		const error = refusal({ type: "object", required: "text" });
+		expect(error.details.notes?.some((note) => note.startsWith("/required: "))).toBe(true);
+	});
+
+	it("refuses a $ref that does not resolve", () => {
+		const error = refusal({ type: "object", properties: { a: { $ref: "#/definitions/missing" } } });
+		expect(error.message).toMatch(/^parametersSchema does not compile: .*#\/definitions\/missing/);
+	});
+
+	it("accepts a $ref that resolves", () => {
+		const schema = { type: "object", definitions: { n: { type: "number" } }, properties: { a: { $ref: "#/definitions/n" } } };
+		expect(validateParametersSchema(schema)).toEqual({ ok: true, value: schema });
+	});
+
+	it("refuses a schema that cannot be serialised to JSON", () => {
+		const cyclic: Record<string, unknown> = { type: "object" };
+		cyclic.self = cyclic;
+		expect(refusal(cyclic).message).toMatch(/^parametersSchema is not JSON-serialisable: /);
+	});
+
+	it("strips a TypeBox schema (symbol keys) to plain JSON", () => {
+		const typebox = Type.Object({ text: Type.String({ description: "The text" }), count: Type.Optional(Type.Number()) });
+		expect(Object.getOwnPropertySymbols(typebox).length).toBeGreaterThan(0);
+		const result = validateParametersSchema(typebox);
+		if (!result.ok) throw result.error;
+		expect(Object.getOwnPropertySymbols(result.value)).toEqual([]);
+		expect(Object.getOwnPropertySymbols(result.value.properties as object)).toEqual([]);
+		expect(result.value).toEqual({
+			type: "object",
+			properties: { text: { type: "string", description: "The text" }, count: { type: "number" } },
+			required: ["text"],
+		});
+	});
+});
