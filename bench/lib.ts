@@ -51,7 +51,7 @@ export function benchEnv(): Record<string, string | undefined> {
 
 // ---- printing -------------------------------------------------------------------------------------------------
 
-export const ms = (x: number, width = 6) => `${x.toFixed(2).padStart(width)} ms`;
+export const ms = (x: number, width = 6, digits = 2) => `${x.toFixed(digits).padStart(width)} ms`;
 export const ratio = (x: number) => `${x.toFixed(2)}×`;
 export const mark = (met: boolean) => (met ? "✓" : "✗");
 

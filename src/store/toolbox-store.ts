@@ -1,6 +1,6 @@
 // The toolbox on disk: listing, reading, staging outside the live files, and atomic promotion with `.bak` copies.
 import { randomUUID } from "node:crypto";
-import { copyFile, mkdir, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { copyFile, mkdir, readFile, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
@@ -103,6 +103,8 @@ export class ToolboxStore {
 
 	async discard(staged: StagedTool): Promise<void> {
 		await rm(staged.dir, { recursive: true, force: true });
+		// Leave no empty staging folder among the user's files; another forge may still be using it.
+		await rmdir(join(this.dir, STAGING_DIR)).catch(() => undefined);
 	}
 
 	/** Makes the staged pair live: the previous pair becomes `.bak` (copied, so the old version stays live until the rename). */

@@ -1,0 +1,140 @@
+// Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
+import { describe, expect, it } from "vitest";
+import { hoistImports, renderTool } from "../../src/forge/render.ts";
+import { loadTemplate } from "../../src/forge/template.ts";
+import { transpile } from "../../src/forge/transpile.ts";
+import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
+
+const parameters = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+const base = { name: "word-count", description: "Count words.", parameters, logic: "return params.text.length;" };
+
+const lineAt = (source: string, line: number) => source.split("\n")[line - 1];
+
+/** Loads the rendered module for real, to see what a JavaScript engine reads from it. */
+async function loadRendered(source: string): Promise<Record<string, any>> {
+	const compiled = await transpile(source, "forge-x.ts");
+	if (!compiled.ok) throw compiled.error;
+	return evaluateModule(compiled.value.cjs.code, "/virtual/forge-x.ts", coreLibraryRequire("x"));
+}
+
+describe("renderTool with a minimal template", () => {
+	const template = "name={{name}}\ndesc={{description}}\nparams={{parameters}}\n{{imports}}body:\n{{logic}}\nend {{unknown}}";
+
+	it("fills every placeholder and leaves unknown ones alone", () => {
+		const { source, logicStartLine, hoistedImports } = renderTool(template, { ...base, parameters: { type: "object" } });
+		expect(source).toBe('name="word-count"\ndesc="Count words."\nparams={\n\t\t"type": "object"\n\t}\nbody:\nreturn params.text.length;\nend {{unknown}}');
+		expect(logicStartLine).toBe(7);
+		expect(hoistedImports).toEqual([]);
+	});
+
+	it("indents the parameters JSON after its first line", () => {
+		const { source } = renderTool("\tparameters: {{parameters}},\n{{logic}}", { ...base, parameters });
+		expect(source.split("\n").slice(0, 3)).toEqual(["\tparameters: {", '\t\t"type": "object",', '\t\t"properties": {']);
+		expect(source).toContain('\t\t"required": [\n\t\t\t"text"\n\t\t]\n\t},');
+	});
+
+	it("trims trailing whitespace off the logic only", () => {
+		const { source } = renderTool("{{logic}}|", { ...base, logic: "  return 1;\n\n  \n" });
+		expect(source).toBe("  return 1;|");
+	});
+
+	it("keeps `$` replacement patterns in values literal", () => {
+		const { source } = renderTool("{{description}}|{{logic}}", { ...base, description: "costs $& and $1 and $$", logic: "return '$&';" });
+		expect(source).toBe(`"costs $& and $1 and $$"|return '$&';`);
+	});
+});
+
+describe("renderTool with the shipped template", () => {
+	const template = loadTemplate();
+
+	it("starts the logic on logicStartLine, inside execute", () => {
+		const { source, logicStartLine } = renderTool(template, { ...base, logic: "const n = 1;\nreturn n;" });
+		expect(lineAt(source, logicStartLine)).toBe("const n = 1;");
+		expect(lineAt(source, logicStartLine + 1)).toBe("return n;");
+		expect(lineAt(source, logicStartLine - 1)).toMatch(/^export async function execute\(/);
+		expect(lineAt(source, logicStartLine + 2)).toBe("}");
+	});
+
+	it("writes name and description as JSON strings that survive quotes, newlines, `*/` and `${}`", async () => {
+		const description = 'Say "hi" */ then ${process.exit(1)} `tick`\nnext line \\ backslash';
+		const { source } = renderTool(template, { ...base, description });
+		expect(source).toContain(`description: ${JSON.stringify(description)},`);
+		const loaded = await loadRendered(source);
+		expect(loaded.metadata.name).toBe("word-count");
+		expect(loaded.metadata.description).toBe(description);
+		expect(loaded.metadata.parameters).toEqual(parameters);
+	});
+
+	it("does not fill placeholders inside values", async () => {
+		const description = "uses {{logic}} and {{name}} literally";
+		const { source } = renderTool(template, { ...base, description });
+		const loaded = await loadRendered(source);
+		expect(loaded.metadata.description).toBe(description);
+	});
+
+	it("copies the logic verbatim, template literals with {{name}} included", async () => {
+		const logic = "const label = `{{name}} is ${params.text}`;\nreturn label + ' {{description}}';";
+		const { source, logicStartLine } = renderTool(template, { ...base, logic });
+		expect(source.split("\n").slice(logicStartLine - 1, logicStartLine + 1).join("\n")).toBe(logic);
+		const loaded = await loadRendered(source);
+		expect(await loaded.execute({ text: "short" })).toBe("{{name}} is short {{description}}");
+	});
+
+	it("hoists leading single-line imports into the module header", () => {
+		const logic = 'import { readFileSync } from "node:fs";\nimport * as path from "node:path";\nreturn path.sep;';
+		const { source, logicStartLine, hoistedImports } = renderTool(template, { ...base, logic });
+		expect(hoistedImports).toEqual(['import { readFileSync } from "node:fs";', 'import * as path from "node:path";']);
+		const header = source.slice(0, source.indexOf("export const metadata"));
+		expect(header).toContain('import { readFileSync } from "node:fs";\nimport * as path from "node:path";\n');
+		expect(lineAt(source, logicStartLine)).toBe("return path.sep;");
+		expect(source.match(/import \* as path/g)).toHaveLength(1);
+	});
+
+	it("moves logicStartLine down by the number of hoisted imports", () => {
+		const plain = renderTool(template, { ...base, logic: "return 1;" });
+		const hoisted = renderTool(template, { ...base, logic: 'import fs from "fs";\nimport path from "path";\nreturn 1;' });
+		expect(hoisted.logicStartLine).toBe(plain.logicStartLine + 2);
+		expect(lineAt(hoisted.source, hoisted.logicStartLine)).toBe("return 1;");
+	});
+});
+
+describe("hoistImports", () => {
+	it("hoists every import form on a single line: default, named, namespace, type, side-effect, without semicolon", () => {
+		const logic = [
+			'import fs from "node:fs";',
+			"import { join, resolve } from 'node:path'",
+			'import * as cp from "child_process";',
+			'import type { Static } from "@sinclair/typebox";',
+			'import "node:fs/promises";',
+			"return 1;",
+		].join("\n");
+		const { imports, body } = hoistImports(logic);
+		expect(imports).toEqual(logic.split("\n").slice(0, 5));
+		expect(body).toBe("return 1;");
+	});
+
+	it("hoists only leading imports: an import after the first statement stays in the body", () => {
+		const logic = 'import fs from "fs";\nconst x = 1;\nimport path from "path";\nreturn x;';
+		expect(hoistImports(logic)).toEqual({ imports: ['import fs from "fs";'], body: 'const x = 1;\nimport path from "path";\nreturn x;' });
+	});
+
+	it("leaves a multi-line import in the body (it becomes a syntax error with a hint)", () => {
+		const logic = 'import {\n\treadFileSync,\n} from "fs";\nreturn 1;';
+		expect(hoistImports(logic)).toEqual({ imports: [], body: logic });
+	});
+
+	it("does not treat dynamic import() or identifiers starting with 'import' as import lines", () => {
+		for (const logic of ['import("node:fs");\nreturn 1;', "importantValue = 1;\nreturn 1;", 'const m = await import("fs");']) {
+			expect(hoistImports(logic)).toEqual({ imports: [], body: logic });
+		}
+	});
+
+	it("keeps the logic unchanged (leading comments included) when there is nothing to hoist", () => {
+		const logic = "// count the words\n\nreturn 1;";
+		expect(hoistImports(logic)).toEqual({ imports: [], body: logic });
+	});
+
+	it("normalises CRLF line endings", () => {
+		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({ imports: ['import fs from "fs";'], body: "return 1;\n" });
+	});
+});
