@@ -14,7 +14,11 @@ export default function agentForge(pi: ExtensionAPI): void {
 	pi.registerTool(createListForge(session));
 
 	pi.on("session_start", async (_event, ctx) => {
-		await session.toolboxFor(ctx);
+		// A toolbox that cannot be opened never stops pi: the forge's tools report it when called.
+		const opened = await session.toolboxFor(ctx).then(() => undefined, (error: Error) => error);
+		if (!ctx.hasUI) return;
+		for (const problem of session.configProblems) ctx.ui.notify(`Agent Forge: ${problem.message}`, "warning");
+		if (opened) ctx.ui.notify(opened.message.split("\n").slice(0, 2).join(" "), "error");
 	});
 	pi.on("session_shutdown", async () => {
 		await session.close();

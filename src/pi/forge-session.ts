@@ -1,11 +1,13 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { readConfig } from "../config.ts";
+import { type ConfigProblem, readConfig } from "../config.ts";
+import { ForgeError } from "../errors/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
 import { InlineRunner } from "../runtime/inline-runner.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import { Toolbox } from "../toolbox/toolbox.ts";
 import { createDirectTool } from "./direct-tool.ts";
+import { toPiError } from "./output.ts";
 
 export class ForgeSession {
 	private opened: { cwd: string; toolbox: Promise<Toolbox> } | undefined;
@@ -14,15 +16,29 @@ export class ForgeSession {
 
 	constructor(private readonly pi: ExtensionAPI) {}
 
-	/** The toolbox of `cwd`, opened once (at session start, or at the first tool call if pi never sent one). */
+	/** Problems with the configuration (bad environment values), to show once. */
+	configProblems: ConfigProblem[] = [];
+
+	/**
+	 * The toolbox of `cwd`, opened once (at session start, or at the first tool call if pi never sent one).
+	 * If it cannot be opened the promise rejects with an error for the model, and the next call tries again.
+	 */
 	toolbox(cwd: string): Promise<Toolbox> {
 		if (this.opened?.cwd === cwd) return this.opened.toolbox;
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
 			await previous?.then((t) => t.close()).catch(() => undefined);
-			const { config } = readConfig(cwd);
+			const { config, problems } = readConfig(cwd);
+			this.configProblems = problems;
 			const box = new Toolbox(config, new InlineRunner());
-			await box.open();
+			try {
+				await box.open();
+			} catch (error) {
+				this.opened = undefined;
+				throw toPiError(new ForgeError("store", `The toolbox at ${config.toolboxDir} could not be opened: ${(error as Error).message}`, {
+					hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
+				}, { cause: error }));
+			}
 			box.onEvent((event) => {
 				if (event.type === "forged") this.registerDirect(box.get(event.name));
 			});

@@ -121,3 +121,23 @@ describe("refusals through the real pi", () => {
 		expect(event.text).toBe("Hello, Ada!");
 	});
 });
+
+describe("a toolbox that cannot be opened", () => {
+	it("never stops pi: the forge's tools report it, pi's own tools keep working", async () => {
+		const { writeFile } = await import("node:fs/promises");
+		const { makeTempDir } = await import("../helpers/pi-harness.ts");
+		const cwd = await makeTempDir("forge-blocked");
+		await writeFile(join(cwd, "not-a-dir"), "a file where the toolbox should be");
+		const blocked = await startPi({ extensionPaths: [INDEX], cwd, env: { PI_FORGE_DIR: join(cwd, "not-a-dir") } });
+		try {
+			const run = await blocked.run("try", [[{ name: "list_forge", args: {} }], [{ name: "read", args: { path: "not-a-dir" } }], { text: "ok" }]);
+			expect(run.toolEvents[0].isError).toBe(true);
+			expect(run.toolEvents[0].text).toContain("(phase: store)");
+			expect(run.toolEvents[0].text).toContain("could not be opened");
+			expect(run.toolEvents[1].isError).toBe(false);
+			expect(run.toolEvents[1].text).toContain("a file where the toolbox should be");
+		} finally {
+			await blocked.dispose();
+		}
+	});
+});
