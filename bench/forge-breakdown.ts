@@ -17,7 +17,7 @@ import { toolSpec } from "./tools.ts";
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 
-const STAGES = ["validate", "render", "transpile (esbuild ×2)", "import check (acorn)", "stage (2 atomic writes)", "preflight (jiti load)", "promote (rename ×2 + stat)", "discard staging", "registry save"] as const;
+const STAGES = ["validate", "render", "transpile (esbuild ×2)", "import check (acorn)", "stage (2 durable writes)", "preflight (jiti load)", "promote (rename ×2 + stat)", "discard staging", "registry save"] as const;
 type Stage = (typeof STAGES)[number];
 
 async function main(): Promise<void> {
@@ -50,8 +50,8 @@ async function main(): Promise<void> {
 		if (!imports.ok) throw imports.error;
 		const now = new Date().toISOString();
 		const meta: ToolMeta = { name: spec.name, description: spec.description, parameters: params, version: 1, hash: hashSource(source), createdAt: now, updatedAt: now };
-		const staged = await step("stage (2 atomic writes)", () => store.stage(spec.name, source, serializeMeta(meta)));
-		const shape = await step("preflight (jiti load)", () => preflightLoad(staged.tsPath, spec.name, file, source));
+		const staged = await step("stage (2 durable writes)", () => store.stage(spec.name, source, serializeMeta(meta)));
+		const shape = await step("preflight (jiti load)", () => preflightLoad(staged.tsPath, transpiled.value.cjs.code, spec.name, file, source));
 		if (!shape.ok) throw shape.error;
 		const promoted = await step("promote (rename ×2 + stat)", () => store.promote(staged));
 		await step("discard staging", () => store.discard(staged));

@@ -56,9 +56,6 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 
 	const file = tsFileOf(tool);
 	const { source } = renderTool(deps.template, { name: tool, description: description.value, parameters: parameters.value, logic: logic.value });
-	const checked = await checkSource(source, file);
-	if (!checked.ok) return withTool(checked.error);
-
 	const now = (deps.now ?? (() => new Date()))().toISOString();
 	const meta: ToolMeta = {
 		name: tool,
@@ -70,9 +67,14 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 		updatedAt: now,
 	};
 
-	const staged = await deps.store.stage(tool, source, serializeMeta(meta));
+	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.
+	const staging = deps.store.stage(tool, source, serializeMeta(meta));
+	staging.catch(() => undefined);
+	const checked = await checkSource(source, file);
+	const staged = await staging;
 	try {
-		const shape = await preflightLoad(staged.tsPath, tool, file, source);
+		if (!checked.ok) return withTool(checked.error);
+		const shape = await preflightLoad(staged.tsPath, checked.value.cjs.code, tool, file, source);
 		if (!shape.ok) return withTool(shape.error);
 		const promoted = await deps.store.promote(staged);
 		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });

@@ -1,4 +1,6 @@
 // Stage 6 of the forge: a real load of the staged file with jiti (as pi loads extensions), then a check of its shape.
+// jiti resolves, wraps and evaluates the module; its transform step is handed esbuild's output for that file, so the
+// code that is preflighted is exactly the code that will run (and babel's few milliseconds are saved).
 import { createRequire } from "node:module";
 import { createJiti, type Jiti } from "jiti";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
@@ -9,6 +11,8 @@ export interface ModuleShape {
 	parameters: Record<string, unknown>;
 }
 
+/** Transpiled code for the files being preflighted, by absolute path. */
+const transpiled = new Map<string, string>();
 let jiti: Jiti | undefined;
 
 /** One jiti for all preflights: no module cache (every load is fresh), typebox aliased to ours as pi aliases it to its own. */
@@ -21,13 +25,19 @@ function preflightJiti(): Jiti {
 		fsCache: false,
 		interopDefault: false,
 		alias: { "@sinclair/typebox": typebox, typebox },
+		transform: ({ filename, source }) => {
+			const code = filename ? transpiled.get(filename) : undefined;
+			if (code === undefined) throw new Error(`preflight has no transpiled code for ${filename ?? "an anonymous module"} (${source.length} characters)`);
+			return { code };
+		},
 	});
 	return jiti;
 }
 
-/** Loads `stagedPath` and checks it exports `metadata` (for `expectedName`) and an `execute` function. */
-export async function preflightLoad(stagedPath: string, expectedName: string, file: string, source: string): Promise<Result<ModuleShape>> {
+/** Loads `stagedPath` (whose esbuild CommonJS output is `cjs`) and checks it exports `metadata` for `expectedName` and an `execute` function. */
+export async function preflightLoad(stagedPath: string, cjs: string, expectedName: string, file: string, source: string): Promise<Result<ModuleShape>> {
 	let loaded: Record<string, unknown>;
+	transpiled.set(stagedPath, cjs);
 	try {
 		loaded = (await preflightJiti().import(stagedPath)) as Record<string, unknown>;
 	} catch (error) {
@@ -38,6 +48,8 @@ export async function preflightLoad(stagedPath: string, expectedName: string, fi
 				hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
 			}, { cause: error }),
 		);
+	} finally {
+		transpiled.delete(stagedPath);
 	}
 	return checkShape(loaded, expectedName, file, source);
 }

@@ -1,7 +1,7 @@
 // Argument validation for forged tools: one compiled Ajv validator per tool version, cached.
 import type { ValidateFunction } from "ajv";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { sharedAjv } from "./ajv.ts";
+import { compileSchema } from "./ajv.ts";
 import type { JsonSchema } from "./parameters-schema.ts";
 
 const validators = new Map<string, { hash: string; validate: ValidateFunction }>();
@@ -9,7 +9,7 @@ const validators = new Map<string, { hash: string; validate: ValidateFunction }>
 function validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateFunction {
 	const cached = validators.get(tool);
 	if (cached?.hash === hash) return cached.validate;
-	const validate = sharedAjv().compile(schema);
+	const validate = compileSchema(schema);
 	validators.set(tool, { hash, validate });
 	return validate;
 }

@@ -1,6 +1,6 @@
 // Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { sharedAjv } from "./ajv.ts";
+import { compileSchema, sharedAjv } from "./ajv.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -43,7 +43,7 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
 	}
 	try {
-		ajv.compile(plain);
+		compileSchema(plain);
 	} catch (error) {
 		return fail(new ForgeError("schema", `parametersSchema does not compile: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
 	}

@@ -1,6 +1,6 @@
 // The toolbox on disk: listing, reading, staging outside the live files, and atomic promotion with `.bak` copies.
 import { randomUUID } from "node:crypto";
-import { copyFile, mkdir, readFile, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { type FileHandle, copyFile, mkdir, open, readFile, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
@@ -14,6 +14,8 @@ export interface StagedTool {
 	dir: string;
 	tsPath: string;
 	jsonPath: string;
+	/** Settles when both files are on disk (fsynced); promotion waits for it, checks need not. */
+	synced: Promise<void>;
 }
 
 export interface PromoteResult {
@@ -89,16 +91,20 @@ export class ToolboxStore {
 
 	async writeRegistry(text: string): Promise<void> {
 		await this.ensure();
-		await writeFileAtomic(join(this.dir, REGISTRY_FILE), text);
+		// Derived and rebuilt when lost: atomic (rename) but not fsynced.
+		await writeFileAtomic(join(this.dir, REGISTRY_FILE), text, { fsync: false });
 	}
 
-	/** Writes a candidate pair to a fresh staging folder. */
+	/** Writes a candidate pair to a fresh staging folder; resolves once written, while the fsync goes on (see `synced`). */
 	async stage(name: string, source: string, metaText: string): Promise<StagedTool> {
 		const dir = join(this.dir, STAGING_DIR, `${name}-${randomUUID().slice(0, 8)}`);
 		await mkdir(dir, { recursive: true });
-		const staged = { name, dir, tsPath: join(dir, tsFileOf(name)), jsonPath: join(dir, jsonFileOf(name)) };
-		await Promise.all([writeFileAtomic(staged.tsPath, source), writeFileAtomic(staged.jsonPath, metaText)]);
-		return staged;
+		const tsPath = join(dir, tsFileOf(name));
+		const jsonPath = join(dir, jsonFileOf(name));
+		const files = await Promise.all([writeNew(tsPath, source), writeNew(jsonPath, metaText)]);
+		const synced = Promise.all(files.map((handle) => handle.sync().finally(() => handle.close()))).then(() => undefined);
+		synced.catch(() => undefined); // observed by promote(); a discarded candidate may never be awaited
+		return { name, dir, tsPath, jsonPath, synced };
 	}
 
 	async discard(staged: StagedTool): Promise<void> {
@@ -111,6 +117,7 @@ export class ToolboxStore {
 	async promote(staged: StagedTool): Promise<PromoteResult> {
 		const { name } = staged;
 		const live = { ts: this.tsPath(name), json: this.jsonPath(name) };
+		await staged.synced;
 		const backedUp = (await this.stampOf(live.ts)) !== undefined;
 		if (backedUp) {
 			await Promise.all([backup(live.ts), backup(live.json)]);
@@ -123,6 +130,18 @@ export class ToolboxStore {
 	/** Removes staging folders left behind by an interrupted forge. */
 	async cleanStaging(): Promise<void> {
 		await rm(join(this.dir, STAGING_DIR), { recursive: true, force: true });
+	}
+}
+
+/** Writes a new file and returns its open handle, for the caller to fsync and close. */
+async function writeNew(path: string, data: string): Promise<FileHandle> {
+	const handle = await open(path, "wx");
+	try {
+		await handle.writeFile(data);
+		return handle;
+	} catch (error) {
+		await handle.close();
+		throw error;
 	}
 }
 

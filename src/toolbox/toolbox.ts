@@ -61,6 +61,8 @@ export class Toolbox {
 	private readonly search = new ToolSearch();
 	private readonly listeners = new Set<(event: ToolboxEvent) => void>();
 	private writes: Promise<unknown> = Promise.resolve();
+	private registrySave: Promise<void> | undefined;
+	private registryDirty = false;
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -165,7 +167,7 @@ export class Toolbox {
 		this.runner.forget(entry.name);
 		forgetValidator(entry.name);
 		this.search.upsert(entry);
-		await this.saveRegistry();
+		this.scheduleRegistrySave();
 		this.emit({ type: "forged", name: entry.name, version: entry.version });
 		return result;
 	}
@@ -252,9 +254,31 @@ export class Toolbox {
 		await this.store.writeRegistry(serializeRegistry(this.registry));
 	}
 
-	async close(): Promise<void> {
+	/**
+	 * The registry is derived (rebuilt from the tools' files when stale), so a forge does not wait for it:
+	 * writes are coalesced in the background, at most one at a time, always of the latest state.
+	 */
+	private scheduleRegistrySave(): void {
+		this.registryDirty = true;
+		this.registrySave ??= (async () => {
+			await Promise.resolve();
+			while (this.registryDirty) {
+				this.registryDirty = false;
+				await this.saveRegistry().catch(() => undefined);
+			}
+			this.registrySave = undefined;
+		})();
+	}
+
+	/** Waits for pending forges and background writes (registry, health). */
+	async flush(): Promise<void> {
 		await this.writes;
+		while (this.registrySave) await this.registrySave;
 		await this.health.flush();
+	}
+
+	async close(): Promise<void> {
+		await this.flush();
 		await this.runner.dispose();
 	}
 }

@@ -19,6 +19,7 @@ describe("forge", () => {
 		const meta = JSON.parse(await readFile(join(dir, "forge-upper.json"), "utf8"));
 		expect(meta).toMatchObject({ name: "upper", description: "The upper tool.", version: 1 });
 		expect(meta.hash).toMatch(/^sha256-[0-9a-f]{64}$/);
+		await toolbox.flush();
 		const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
 		expect(registry?.tools.upper).toMatchObject({ version: 1, status: "ok", hash: meta.hash });
 	});
@@ -51,6 +52,7 @@ describe("forge", () => {
 		it(`a ${label} failure changes nothing on disk and the previous version stays live`, async () => {
 			const { toolbox, dir } = await tempToolbox();
 			await toolbox.forge(upper, new Map());
+			await toolbox.flush();
 			const before = await snapshot(dir);
 			const result = await toolbox.forge({ ...upper, ...overrides }, new Map());
 			expect(result.ok).toBe(false);
@@ -73,6 +75,7 @@ describe("forge", () => {
 		const names = Array.from({ length: 16 }, (_, i) => `tool-${i}`);
 		const results = await Promise.all(names.map((name) => toolbox.forge(toolRequest(name, `return "${name}";`), new Map())));
 		expect(results.every((r) => r.ok)).toBe(true);
+		await toolbox.flush();
 		const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
 		expect(Object.keys(registry?.tools ?? {}).sort()).toEqual([...names].sort());
 		expect((await reopen()).entries().map((e) => e.name).sort()).toEqual([...names].sort());
