@@ -1,0 +1,67 @@
+// Settings from the environment: defaults, the toolbox directory, and bad values reported with their fallback.
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MAX_MEMORY_MB, DEFAULT_TIMEOUT_MS, readConfig } from "../../src/config.ts";
+
+const cwd = resolve("/projects/demo");
+
+describe("readConfig", () => {
+	it("uses the defaults with an empty environment", () => {
+		expect(readConfig(cwd, {})).toEqual({
+			config: { toolboxDir: join(cwd, ".pi", "forge", "extensions"), timeoutMs: 30_000, maxMemoryMb: 512, policy: "prompt", cwd },
+			problems: [],
+		});
+		expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
+		expect(DEFAULT_MAX_MEMORY_MB).toBe(512);
+	});
+
+	it("takes an absolute PI_FORGE_DIR as it is", () => {
+		const dir = resolve("/data/toolbox");
+		expect(readConfig(cwd, { PI_FORGE_DIR: dir }).config.toolboxDir).toBe(dir);
+	});
+
+	it("resolves a relative PI_FORGE_DIR against the project directory", () => {
+		expect(readConfig(cwd, { PI_FORGE_DIR: "tools/forge" }).config.toolboxDir).toBe(join(cwd, "tools", "forge"));
+		expect(readConfig(cwd, { PI_FORGE_DIR: "../shared" }).config.toolboxDir).toBe(resolve(cwd, "..", "shared"));
+	});
+
+	it("ignores a blank PI_FORGE_DIR and trims one with spaces", () => {
+		expect(readConfig(cwd, { PI_FORGE_DIR: "   " }).config.toolboxDir).toBe(join(cwd, ".pi", "forge", "extensions"));
+		expect(readConfig(cwd, { PI_FORGE_DIR: " forge " }).config.toolboxDir).toBe(join(cwd, "forge"));
+	});
+
+	it("reads positive integer limits", () => {
+		const { config, problems } = readConfig(cwd, { PI_FORGE_TIMEOUT_MS: "5000", PI_FORGE_MAX_MEMORY_MB: " 256 " });
+		expect(config.timeoutMs).toBe(5000);
+		expect(config.maxMemoryMb).toBe(256);
+		expect(problems).toEqual([]);
+	});
+
+	it("reports bad numbers and falls back to the defaults", () => {
+		for (const raw of ["abc", "0", "-5", "1.5", "10ms"]) {
+			const { config, problems } = readConfig(cwd, { PI_FORGE_TIMEOUT_MS: raw, PI_FORGE_MAX_MEMORY_MB: raw });
+			expect(config.timeoutMs, raw).toBe(30_000);
+			expect(config.maxMemoryMb, raw).toBe(512);
+			expect(problems).toEqual([
+				{ variable: "PI_FORGE_TIMEOUT_MS", message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer; using 30000` },
+				{ variable: "PI_FORGE_MAX_MEMORY_MB", message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer; using 512` },
+			]);
+		}
+	});
+
+	it("reads each policy, case-insensitively", () => {
+		expect(readConfig(cwd, { PI_FORGE_POLICY: "strict" }).config.policy).toBe("strict");
+		expect(readConfig(cwd, { PI_FORGE_POLICY: "Permissive" }).config.policy).toBe("permissive");
+		expect(readConfig(cwd, { PI_FORGE_POLICY: " PROMPT " }).config.policy).toBe("prompt");
+	});
+
+	it("reports a bad policy and falls back to prompt", () => {
+		const { config, problems } = readConfig(cwd, { PI_FORGE_POLICY: "yolo" });
+		expect(config.policy).toBe("prompt");
+		expect(problems).toEqual([{ variable: "PI_FORGE_POLICY", message: "PI_FORGE_POLICY=yolo is not one of strict, prompt, permissive; using prompt" }]);
+	});
+
+	it("keeps the project directory as cwd", () => {
+		expect(readConfig(cwd, { PI_FORGE_DIR: "x" }).config.cwd).toBe(cwd);
+	});
+});

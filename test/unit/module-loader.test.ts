@@ -1,0 +1,82 @@
+// The run-time side of the import rule: a `require` that serves only the core library, and the module evaluator.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as typebox from "@sinclair/typebox";
+import { describe, expect, it } from "vitest";
+import { ForgeError } from "../../src/errors/forge-error.ts";
+import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
+
+function refusedAtRunTime(specifier: unknown): ForgeError {
+	const require = coreLibraryRequire("probe");
+	try {
+		require(specifier as string);
+	} catch (error) {
+		if (error instanceof ForgeError) return error;
+		throw error;
+	}
+	throw new Error(`expected require(${String(specifier)}) to be refused`);
+}
+
+describe("coreLibraryRequire", () => {
+	const require = coreLibraryRequire("probe");
+
+	it("serves the core library in its accepted spellings", () => {
+		expect((require("fs") as typeof fs).readFileSync).toBe(fs.readFileSync);
+		expect((require("node:fs") as typeof fs).readFileSync).toBe(fs.readFileSync);
+		expect((require("node:path") as typeof path).join).toBe(path.join);
+		expect(typeof (require("fs/promises") as { readFile: unknown }).readFile).toBe("function");
+		expect(typeof (require("node:child_process") as { spawn: unknown }).spawn).toBe("function");
+	});
+
+	it("serves typebox under both names, from Agent Forge's own dependency", () => {
+		const sinclair = require("@sinclair/typebox") as typeof typebox;
+		const bare = require("typebox") as typeof typebox;
+		expect(bare).toBe(sinclair);
+		expect(typeof sinclair.Type.Object).toBe("function");
+		expect(sinclair.Type.String()).toMatchObject({ type: "string" });
+	});
+
+	it("refuses everything else with phase import, naming the module and the tool", () => {
+		for (const specifier of ["os", "node:os", "http", "./x", "../forge-other.ts", "/etc/passwd", "vitest"]) {
+			const error = refusedAtRunTime(specifier);
+			expect(error.phase).toBe("import");
+			expect(error.details.tool).toBe("probe");
+			expect(error.message).toBe(
+				`require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only fs, fs/promises, path, child_process (bare or node:), @sinclair/typebox / typebox, and type-only imports of @mariozechner/pi-coding-agent.`,
+			);
+		}
+	});
+
+	it("refuses a specifier that is not a string", () => {
+		expect(refusedAtRunTime({ toString: () => "fs" }).phase).toBe("import");
+	});
+});
+
+describe("evaluateModule", () => {
+	it("runs CommonJS and returns its exports", () => {
+		const exports = evaluateModule("exports.answer = 42; module.exports.kind = typeof require;", "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		expect(exports).toEqual({ answer: 42, kind: "function" });
+	});
+
+	it("uses a replaced module.exports", () => {
+		expect(evaluateModule("module.exports = { replaced: true };", "/virtual/forge-a.ts", coreLibraryRequire("a"))).toEqual({ replaced: true });
+	});
+
+	it("gives the module the require it was passed, which refuses outside the core library", () => {
+		expect(() => evaluateModule('require("node:os");', "/virtual/forge-a.ts", coreLibraryRequire("a"))).toThrow(ForgeError);
+		const exports = evaluateModule('exports.sep = require("node:path").sep;', "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		expect(exports.sep).toBe(path.sep);
+	});
+
+	it("names the filename in stack frames and as __filename", () => {
+		const exports = evaluateModule("exports.file = __filename;\nexports.boom = () => {\n  throw new Error('x');\n};", "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		expect(exports.file).toBe("/virtual/forge-a.ts");
+		let stack = "";
+		try {
+			(exports.boom as () => void)();
+		} catch (error) {
+			stack = (error as Error).stack ?? "";
+		}
+		expect(stack).toContain("(/virtual/forge-a.ts:3:9)");
+	});
+});
