@@ -18,6 +18,8 @@ export interface ForgeConfig {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;
+/** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
+const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
 
 export interface ConfigProblem {
@@ -38,8 +40,8 @@ export function readConfig(
 		const raw = env[variable]?.trim();
 		if (!raw) return fallback;
 		const value = Number(raw);
-		if (Number.isInteger(value) && value > 0) return value;
-		problems.push({ variable, message: `${variable}=${raw} is not a positive integer; using ${fallback}` });
+		if (Number.isInteger(value) && value > 0 && value <= MAX_SETTING) return value;
+		problems.push({ variable, message: `${variable}=${raw} is not a positive integer up to ${MAX_SETTING}; using ${fallback}` });
 		return fallback;
 	};
 

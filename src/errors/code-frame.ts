@@ -17,7 +17,8 @@ export function codeFrame(source: string, line: number, column: number, options:
 		const marker = n === target ? ">" : " ";
 		out.push(`${marker} ${String(n).padStart(width)} | ${lines[n - 1]}`);
 		if (n === target) {
-			const caretPad = " ".repeat(Math.max(0, column - 1));
+			// Keep the line's own tabs so the caret lines up under tab-indented code.
+			const caretPad = (lines[n - 1] ?? "").slice(0, Math.max(0, column - 1)).replace(/[^\t]/g, " ");
 			out.push(`  ${" ".repeat(width)} | ${caretPad}^`);
 		}
 	}

@@ -67,7 +67,8 @@ export function formatForPerson(error: ForgeError): string {
 export function logicLineOf(source: string, fileLine: number): number | undefined {
 	const lines = source.split("\n");
 	const executeLine = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(/.test(line)) + 1;
-	if (executeLine <= 0 || fileLine <= executeLine) return undefined;
+	const closingLine = lines.findLastIndex((line) => /^\}\s*$/.test(line)) + 1;
+	if (executeLine <= 0 || fileLine <= executeLine || (closingLine > executeLine && fileLine >= closingLine)) return undefined;
 	return fileLine - executeLine;
 }
 

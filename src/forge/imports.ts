@@ -1,6 +1,6 @@
 // Stage 5 of the forge: parse the transpiled module (acorn) and refuse what reaches outside the core library.
 import { parse, type Node } from "acorn";
-import { full } from "acorn-walk";
+import { fullAncestor } from "acorn-walk";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { ALLOWED_MODULES_TEXT, TYPE_ONLY_MODULES, isAllowedModule } from "../runtime/core-library.ts";
 import { createPositionMapper } from "../runtime/source-map.ts";
@@ -16,7 +16,9 @@ export interface Violation {
 
 type AnyNode = Node & Record<string, any>;
 
-const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen"]);
+const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen", "getBuiltinModule"]);
+/** Globals that evaluate text as code, refused wherever they are named (called, aliased or destructured). */
+const CODE_FROM_TEXT = new Set(["eval", "Function"]);
 const GLOBAL_OBJECTS = new Set(["globalThis", "global", "self", "window"]);
 
 /** Every construct in the module that the contract refuses, in source order. */
@@ -35,7 +37,7 @@ export function findViolations(code: string): Violation[] {
 		}
 	};
 
-	full(ast, (node: AnyNode) => {
+	fullAncestor(ast, (node: AnyNode, _state: unknown, ancestors: AnyNode[]) => {
 		switch (node.type) {
 			case "ImportDeclaration":
 			case "ExportAllDeclaration":
@@ -53,8 +55,23 @@ export function findViolations(code: string): Violation[] {
 			case "MemberExpression":
 				checkMember(node, add);
 				break;
-			case "Identifier":
+			case "Identifier": {
+				if (!CODE_FROM_TEXT.has(node.name)) break;
+				const parent = ancestors[ancestors.length - 2];
+				const called = (parent?.type === "NewExpression" || parent?.type === "CallExpression") && parent.callee === node;
 				if (node.name === "eval") add(node, "eval", "`eval` is not allowed.");
+				else if (called) add(parent, "new Function", "`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.");
+				else add(node, "Function", "Naming the `Function` constructor is not allowed: it evaluates text as code.");
+				break;
+			}
+			case "ObjectPattern":
+				for (const property of node.properties as AnyNode[]) {
+					const key = property.type === "Property" && !property.computed ? (property.key as AnyNode) : undefined;
+					const name = key?.type === "Identifier" ? key.name : isStringLiteral(key) ? key.value : undefined;
+					if (name && (CODE_FROM_TEXT.has(name) || DANGEROUS_PROCESS_MEMBERS.has(name))) {
+						add(property, `destructured ${name}`, `Taking \`${name}\` out of an object is not allowed.`);
+					}
+				}
 				break;
 		}
 	});
@@ -67,9 +84,6 @@ function checkCall(node: AnyNode, add: (n: AnyNode, c: string, m: string) => voi
 		const [first] = node.arguments as AnyNode[];
 		if (first && isStringLiteral(first)) checkSpecifier(node, first.value, "require");
 		else add(node, "require of a non-literal", "require() with a module name that is not a string literal is not allowed.");
-	}
-	if (callee.type === "Identifier" && callee.name === "Function") {
-		add(node, "new Function", "`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.");
 	}
 	if (propertyName(callee) === "constructor" && callee.type === "MemberExpression") {
 		add(node, ".constructor(…)", "Calling `.constructor(…)` is not allowed: it reaches the Function constructor.");

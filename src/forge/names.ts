@@ -24,6 +24,11 @@ export function suggestName(raw: string): string {
 	return cleaned || "my-tool";
 }
 
+/** A name the forge could ever accept (the pattern, not one of its own tools, not reserved). */
+export function isForgeableName(name: string): boolean {
+	return NAME_PATTERN.test(name) && !(FORGE_TOOL_NAMES as readonly string[]).includes(name) && !(RESERVED_NAMES as readonly string[]).includes(name);
+}
+
 export function validateName(name: unknown, taken: TakenNames): Result<string> {
 	if (typeof name !== "string" || name.length === 0) {
 		return fail(new ForgeError("name", "The tool needs a name (a non-empty string).", { hint: hint("my-tool") }));
@@ -44,7 +49,7 @@ export function validateName(name: unknown, taken: TakenNames): Result<string> {
 		return fail(new ForgeError("name", `'${name}' is reserved: its file would collide with forge-registry.json.`, { hint: hint(`${name}-tool`) }));
 	}
 	const holder = taken.get(name);
-	if (holder) {
+	if (taken.has(name)) {
 		return fail(new ForgeError("name", `The name '${name}' is already held by ${holder}, which is not a forged tool.`, { hint: hint(`${name}-forged`) }));
 	}
 	return ok(name);

@@ -18,18 +18,21 @@ export interface RenderedTool {
 const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']\s*;?\s*$/;
 const SKIPPABLE = /^\s*(?:\/\/.*)?$/;
 
-/** Splits leading import lines off the logic; comments and blank lines between them are kept with the body. */
+/** Splits leading import lines off the logic; comments and blank lines among them stay at the top of the body. */
 export function hoistImports(logic: string): { imports: string[]; body: string } {
 	const lines = logic.replace(/\r\n/g, "\n").split("\n");
 	const imports: string[] = [];
+	const kept: string[] = [];
 	let index = 0;
 	for (; index < lines.length; index++) {
 		const line = lines[index];
 		if (IMPORT_LINE.test(line)) imports.push(line.trim());
-		else if (!SKIPPABLE.test(line)) break;
+		else if (SKIPPABLE.test(line)) kept.push(line);
+		else break;
 	}
-	const body = lines.slice(index).join("\n");
-	return imports.length > 0 ? { imports, body } : { imports, body: lines.join("\n") };
+	if (imports.length === 0) return { imports, body: lines.join("\n") };
+	const comments = kept.filter((line) => line.trim() !== "");
+	return { imports, body: [...comments, ...lines.slice(index)].join("\n") };
 }
 
 export function renderTool(template: string, input: RenderInput): RenderedTool {

@@ -33,9 +33,14 @@ export async function transpile(source: string, file: string): Promise<Result<Tr
 
 function syntaxError(messages: Message[], file: string, source: string): ForgeError {
 	const [first, ...rest] = messages;
-	const location = first.location ? { file, line: first.location.line, column: first.location.column + 1 } : undefined;
-	const notes = rest.slice(0, 5).map((m) => `${m.location ? `${file}:${m.location.line}:${m.location.column + 1}: ` : ""}${m.text}`);
+	const location = first.location ? { file, line: first.location.line, column: characterColumn(first.location) } : undefined;
+	const notes = rest.slice(0, 5).map((m) => `${m.location ? `${file}:${m.location.line}:${characterColumn(m.location)}: ` : ""}${m.text}`);
 	return new ForgeError("syntax", first.text, { location, notes, source, hint: syntaxHint(first) });
+}
+
+/** esbuild counts columns in UTF-8 bytes; the model reads characters. 1-based. */
+function characterColumn(location: NonNullable<Message["location"]>): number {
+	return Buffer.from(location.lineText, "utf8").subarray(0, location.column).toString("utf8").length + 1;
 }
 
 function syntaxHint(message: Message): string {

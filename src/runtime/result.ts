@@ -12,7 +12,10 @@ export const NO_VALUE_TEXT = "(the tool returned no value)";
 export function normaliseResult(value: unknown): ToolOutput {
 	if (value === undefined || value === null) return { content: [{ type: "text", text: NO_VALUE_TEXT }] };
 	if (typeof value === "string") return { content: [{ type: "text", text: value }] };
-	if (isToolResult(value)) return { content: value.content, ...(value.details !== undefined ? { details: value.details } : {}) };
+	if (isToolResult(value)) {
+		const content = value.content.length > 0 ? value.content : [{ type: "text" as const, text: NO_VALUE_TEXT }];
+		return { content, ...(value.details !== undefined ? { details: value.details } : {}) };
+	}
 	return { content: [{ type: "text", text: stringify(value) }] };
 }
 
@@ -23,7 +26,7 @@ function isToolResult(value: unknown): value is { content: ContentBlock[]; detai
 			typeof block === "object" &&
 			block !== null &&
 			(((block as ContentBlock).type === "text" && typeof (block as { text?: unknown }).text === "string") ||
-				((block as ContentBlock).type === "image" && typeof (block as { data?: unknown }).data === "string")),
+				((block as ContentBlock).type === "image" && typeof (block as { data?: unknown }).data === "string" && typeof (block as { mimeType?: unknown }).mimeType === "string")),
 	);
 }
 
@@ -32,22 +35,20 @@ export function stringify(value: unknown): string {
 	if (typeof value !== "object" || value === null) {
 		return typeof value === "bigint" || typeof value === "symbol" || typeof value === "function" ? String(value) : JSON.stringify(value);
 	}
-	const seen = new WeakSet<object>();
-	return JSON.stringify(
-		value,
-		(_key, v: unknown) => {
-			if (typeof v === "bigint") return v.toString();
-			if (typeof v === "function" || typeof v === "symbol") return String(v);
-			if (typeof v === "object" && v !== null) {
-				if (seen.has(v)) return "[Circular]";
-				seen.add(v);
-				if (v instanceof Map) return Object.fromEntries(v);
-				if (v instanceof Set) return [...v];
-			}
-			return v;
-		},
-		2,
-	);
+	return JSON.stringify(toPlain(value, []), null, 2);
+}
+
+/** A JSON-ready copy; only a value that contains itself (an ancestor) becomes "[Circular]", shared values are kept. */
+function toPlain(value: unknown, ancestors: object[]): unknown {
+	if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol") return String(value);
+	if (typeof value !== "object" || value === null) return value;
+	if (ancestors.includes(value)) return "[Circular]";
+	const json = (value as { toJSON?: () => unknown }).toJSON;
+	if (typeof json === "function") return toPlain(json.call(value), ancestors);
+	const inner = [...ancestors, value];
+	if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [String(k), toPlain(v, inner)]));
+	if (value instanceof Set || Array.isArray(value)) return [...value].map((v) => toPlain(v, inner));
+	return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v, inner)]));
 }
 
 /** All the text blocks of an output, joined. */

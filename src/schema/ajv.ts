@@ -8,12 +8,23 @@ export function sharedAjv(): Ajv {
 	return instance;
 }
 
+/**
+ * What Ajv sees of a parameters schema: without `$id` (Ajv would refuse a second schema under the same id, so a
+ * re-forge could never change it) and `$schema` (forged schemas are read as draft-07 whatever they declare).
+ */
+export function forAjv(schema: Record<string, unknown>): Record<string, unknown> {
+	const { $id: _id, $schema: _schema, ...rest } = schema;
+	return rest;
+}
+
 /** Compiled validators by schema text. Ajv caches by object identity, which would grow by one copy per forge. */
 const compiled = new Map<string, { schema: object; validate: ValidateFunction }>();
 export const COMPILED_SCHEMA_LIMIT = 500;
 
+/** Compiles (or reuses) a validator; throws Ajv's error for a schema that does not compile. */
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
-	const key = JSON.stringify(schema);
+	const plain = forAjv(schema);
+	const key = JSON.stringify(plain);
 	const hit = compiled.get(key);
 	if (hit) {
 		compiled.delete(key);
@@ -21,8 +32,8 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
 		return hit.validate;
 	}
 	const ajv = sharedAjv();
-	const validate = ajv.compile(schema);
-	compiled.set(key, { schema, validate });
+	const validate = ajv.compile(plain);
+	compiled.set(key, { schema: plain, validate });
 	if (compiled.size > COMPILED_SCHEMA_LIMIT) {
 		const [oldestKey, oldest] = compiled.entries().next().value as [string, { schema: object }];
 		compiled.delete(oldestKey);

@@ -6,10 +6,15 @@ import type { JsonSchema } from "./parameters-schema.ts";
 
 const validators = new Map<string, { hash: string; validate: ValidateFunction }>();
 
-function validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateFunction {
+function validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateFunction | Error {
 	const cached = validators.get(tool);
 	if (cached?.hash === hash) return cached.validate;
-	const validate = compileSchema(schema);
+	let validate: ValidateFunction;
+	try {
+		validate = compileSchema(schema);
+	} catch (error) {
+		return error as Error;
+	}
 	validators.set(tool, { hash, validate });
 	return validate;
 }
@@ -29,6 +34,9 @@ export function validateArguments(tool: string, hash: string, schema: JsonSchema
 	}
 	const copy = structuredClone(given) as Record<string, unknown>;
 	const validate = validatorFor(tool, hash, schema);
+	if (validate instanceof Error) {
+		return fail(new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, { tool, schema, hint: `Re-forge '${tool}' with a valid parametersSchema.` }));
+	}
 	if (validate(copy)) return ok(copy);
 
 	const notes = (validate.errors ?? []).map((e) => {

@@ -1,6 +1,6 @@
 // Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { compileSchema, sharedAjv } from "./ajv.ts";
+import { compileSchema, forAjv, sharedAjv } from "./ajv.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -37,8 +37,19 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		return fail(new ForgeError("schema", "parametersSchema.properties must be an object mapping each parameter name to its schema.", { hint: HINT_OBJECT, schema: plain }));
 	}
 
+	const pollution = findPrototypeKey(plain);
+	if (pollution) {
+		return fail(new ForgeError("schema", `parametersSchema has the key '${pollution}', which is not allowed (it would change the prototype of the metadata object).`, { hint: HINT_OBJECT, schema: plain }));
+	}
+
 	const ajv = sharedAjv();
-	if (!ajv.validateSchema(plain)) {
+	let valid: boolean;
+	try {
+		valid = ajv.validateSchema(forAjv(plain)) as boolean;
+	} catch (error) {
+		return fail(new ForgeError("schema", `parametersSchema cannot be checked: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
+	}
+	if (!valid) {
 		const notes = (ajv.errors ?? []).map((e) => `${e.instancePath || "(root)"}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
 		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
 	}
@@ -48,4 +59,15 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		return fail(new ForgeError("schema", `parametersSchema does not compile: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
 	}
 	return ok(plain);
+}
+
+/** `__proto__` as a key would set the prototype of the object literal it is rendered into, not a property. */
+function findPrototypeKey(value: unknown): string | undefined {
+	if (typeof value !== "object" || value === null) return undefined;
+	for (const key of Object.keys(value)) {
+		if (key === "__proto__") return key;
+		const nested = findPrototypeKey((value as Record<string, unknown>)[key]);
+		if (nested) return nested;
+	}
+	return undefined;
 }

@@ -46,12 +46,26 @@ export function parseRegistry(text: string | undefined): Registry | undefined {
 		const data = JSON.parse(text) as Registry;
 		if (data?.format !== 1 || typeof data.tools !== "object" || data.tools === null) return undefined;
 		for (const [name, entry] of Object.entries(data.tools)) {
-			if (entry?.name !== name || typeof entry.hash !== "string" || typeof entry.stamps !== "object") return undefined;
+			if (!isEntry(entry, name)) return undefined;
 		}
 		return data;
 	} catch {
 		return undefined;
 	}
+}
+
+function isEntry(entry: Partial<RegistryEntry> | null | undefined, name: string): boolean {
+	const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+	return (
+		isObject(entry) &&
+		entry!.name === name &&
+		typeof entry!.hash === "string" &&
+		typeof entry!.description === "string" &&
+		typeof entry!.version === "number" &&
+		(entry!.status === "ok" || entry!.status === "broken") &&
+		isObject(entry!.parameters) &&
+		isObject(entry!.stamps)
+	);
 }
 
 export function serializeRegistry(registry: Registry): string {

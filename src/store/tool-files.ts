@@ -1,7 +1,7 @@
 // The on-disk format of one forged tool: file names, the `forge-<name>.json` metadata, and content hashes.
 import { createHash } from "node:crypto";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { NAME_PATTERN } from "../forge/names.ts";
+import { isForgeableName } from "../forge/names.ts";
 
 export interface ToolMeta {
 	name: string;
@@ -26,7 +26,7 @@ export function parseToolFileName(file: string): { name: string; kind: "ts" | "j
 	const match = /^forge-(.+)\.(ts|json)$/.exec(file);
 	if (!match || file === REGISTRY_FILE) return undefined;
 	const [, name, kind] = match;
-	return NAME_PATTERN.test(name) ? { name, kind: kind as "ts" | "json" } : undefined;
+	return isForgeableName(name) ? { name, kind: kind as "ts" | "json" } : undefined;
 }
 
 export function hashSource(source: string): string {

@@ -103,3 +103,13 @@ describe("validateArguments", () => {
 		expect(refusal("forgotten", "same", v2, { n: [] }).details.notes).toEqual(["/n: must be string"]);
 	});
 });
+
+describe("validators of schemas with an $id", () => {
+	it("a new version with the same $id and a new shape validates against the new shape", () => {
+		const v1 = { type: "object", $id: "shared", properties: { a: { type: "string" } }, required: ["a"] };
+		const v2 = { type: "object", $id: "shared", properties: { b: { type: "number" } }, required: ["b"] };
+		expect(validateArguments("idtool", "h1", v1, { a: "x" }).ok).toBe(true);
+		const result = validateArguments("idtool", "h2", v2, { a: "x" });
+		expect(!result.ok && result.error.details.notes).toEqual(["/b: must have required property 'b'"]);
+	});
+});

@@ -84,3 +84,10 @@ describe("numberedListing", () => {
 		expect(listing[200]).toBe("    | … 100 line(s) below not shown");
 	});
 });
+
+describe("carets under tab-indented code", () => {
+	it("reuse the line's tabs", () => {
+		const frame = codeFrame("\t\tfoo();", 1, 3);
+		expect(frame.split("\n")[1]).toBe("    | \t\t^");
+	});
+});

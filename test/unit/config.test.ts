@@ -43,8 +43,8 @@ describe("readConfig", () => {
 			expect(config.timeoutMs, raw).toBe(30_000);
 			expect(config.maxMemoryMb, raw).toBe(512);
 			expect(problems).toEqual([
-				{ variable: "PI_FORGE_TIMEOUT_MS", message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer; using 30000` },
-				{ variable: "PI_FORGE_MAX_MEMORY_MB", message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer; using 512` },
+				{ variable: "PI_FORGE_TIMEOUT_MS", message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer up to 2147483647; using 30000` },
+				{ variable: "PI_FORGE_MAX_MEMORY_MB", message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer up to 2147483647; using 512` },
 			]);
 		}
 	});
@@ -63,5 +63,13 @@ describe("readConfig", () => {
 
 	it("keeps the project directory as cwd", () => {
 		expect(readConfig(cwd, { PI_FORGE_DIR: "x" }).config.cwd).toBe(cwd);
+	});
+});
+
+describe("limits beyond Node's timers", () => {
+	it("a timeout above 2^31-1 ms is refused and the default used", () => {
+		const { config, problems } = readConfig("/project", { PI_FORGE_TIMEOUT_MS: "3000000000" });
+		expect(config.timeoutMs).toBe(30_000);
+		expect(problems[0].variable).toBe("PI_FORGE_TIMEOUT_MS");
 	});
 });

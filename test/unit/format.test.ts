@@ -118,3 +118,11 @@ describe("logicLineOf", () => {
 		expect(logicLineOf("const a = 1;\nconst b = 2;", 2)).toBeUndefined();
 	});
 });
+
+describe("logicLineOf past the logic", () => {
+	it("the closing brace of execute is not a line of the logic", () => {
+		const source = "export const metadata = {};\nexport async function execute(params: any) {\nreturn 1;\n}";
+		expect(logicLineOf(source, 3)).toBe(1);
+		expect(logicLineOf(source, 4)).toBeUndefined();
+	});
+});

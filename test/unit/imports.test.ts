@@ -164,3 +164,19 @@ describe("checkImports", () => {
 		expect(value.result.error.message).toContain("only type-only imports of pi are");
 	});
 });
+
+describe("ways around the check that are refused too", () => {
+	const constructsOf = (code: string) => findViolations(code).map((v) => v.construct);
+	it("process.getBuiltinModule", () => {
+		expect(constructsOf('process.getBuiltinModule("node:os");')).toEqual(["process.getBuiltinModule"]);
+	});
+	it("the Function constructor taken into a variable", () => {
+		expect(constructsOf('const F = Function; new F("return 1")();')).toEqual(["Function"]);
+	});
+	it("eval destructured from globalThis", () => {
+		expect(constructsOf('const { eval: e } = globalThis; e("1 + 1");')).toEqual(["destructured eval"]);
+	});
+	it("binding destructured from process", () => {
+		expect(constructsOf("const { binding } = process; binding('fs');")).toEqual(["destructured binding"]);
+	});
+});

@@ -124,3 +124,9 @@ describe("suggestName", () => {
 		}
 	});
 });
+
+describe("taken names with an empty description", () => {
+	it("are still taken", () => {
+		expect(validateName("grep", new Map([["grep", ""]])).ok).toBe(false);
+	});
+});

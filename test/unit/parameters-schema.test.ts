@@ -108,3 +108,22 @@ describe("validateParametersSchema", () => {
 		});
 	});
 });
+
+describe("schemas that once broke the shared Ajv", () => {
+	it("a schema with an $id can be re-forged with a different shape", () => {
+		expect(validateParametersSchema({ type: "object", $id: "same-id" }).ok).toBe(true);
+		const changed = validateParametersSchema({ type: "object", $id: "same-id", properties: { a: { type: "string" } } });
+		expect(changed.ok).toBe(true);
+	});
+
+	it("a schema declaring another draft is read as draft-07 instead of throwing", () => {
+		const result = validateParametersSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
+		expect(result.ok).toBe(true);
+	});
+
+	it("refuses a __proto__ key anywhere in the schema", () => {
+		const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}');
+		const result = validateParametersSchema(schema);
+		expect(!result.ok && result.error.message).toContain("'__proto__'");
+	});
+});

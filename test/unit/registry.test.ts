@@ -116,3 +116,14 @@ describe("staleNames", () => {
 		expect(staleNames(emptyRegistry(), new Map([["c", {}], ["a", {}], ["b", {}]]))).toEqual(["a", "b", "c"]);
 	});
 });
+
+describe("registries with malformed entries are rebuilt, not trusted", () => {
+	it.each([
+		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":null}}}', "null stamps"],
+		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"description":"d","version":1,"status":"ok"}}}', "no parameters"],
+		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"version":1,"status":"ok"}}}', "no description"],
+		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"description":"d","version":1,"status":"weird"}}}', "an unknown status"],
+	])("%s (%s)", (text) => {
+		expect(parseRegistry(text)).toBeUndefined();
+	});
+});

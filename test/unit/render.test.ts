@@ -138,3 +138,11 @@ describe("hoistImports", () => {
 		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({ imports: ['import fs from "fs";'], body: "return 1;\n" });
 	});
 });
+
+describe("hoisting keeps comments", () => {
+	it("comments among the leading imports stay at the top of the body", () => {
+		const { imports, body } = hoistImports("// c\nimport fs from 'node:fs';\n\n// another\nreturn 1;");
+		expect(imports).toEqual(["import fs from 'node:fs';"]);
+		expect(body).toBe("// c\n// another\nreturn 1;");
+	});
+});

@@ -94,3 +94,16 @@ describe("outputText", () => {
 		expect(outputText({ content: [] })).toBe("");
 	});
 });
+
+describe("stringify keeps shared values", () => {
+	it("a value referenced twice without a cycle is printed twice", () => {
+		const shared = { v: 1 };
+		expect(JSON.parse(stringify({ a: shared, b: shared }))).toEqual({ a: { v: 1 }, b: { v: 1 } });
+	});
+	it("an image block without a mimeType is not a pi result", () => {
+		expect(normaliseResult({ content: [{ type: "image", data: "x" }] }).content[0].type).toBe("text");
+	});
+	it("an empty pi result says there was no value", () => {
+		expect(normaliseResult({ content: [] }).content).toEqual([{ type: "text", text: NO_VALUE_TEXT }]);
+	});
+});

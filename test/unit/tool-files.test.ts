@@ -113,3 +113,9 @@ describe("parseMeta", () => {
 		}
 	});
 });
+
+describe("files of names the forge would refuse", () => {
+	it.each(["forge-registry.ts", "forge-list_forge.ts", "forge-forge_tool.json"])("%s is not a tool file", (file) => {
+		expect(parseToolFileName(file)).toBeUndefined();
+	});
+});

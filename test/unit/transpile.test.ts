@@ -83,3 +83,11 @@ describe("transpile", () => {
 		expect(error.details.notes).toEqual(['forge-demo.ts:3:5: The symbol "x" has already been declared']);
 	});
 });
+
+describe("columns of syntax errors", () => {
+	it("count characters, not UTF-8 bytes", async () => {
+		const source = 'const s = "ééééé"; let = ;';
+		const result = await transpile(source, "forge-x.ts");
+		expect(!result.ok && result.error.details.location?.column).toBe(source.lastIndexOf(";") + 1);
+	});
+});
