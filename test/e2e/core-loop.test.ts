@@ -45,19 +45,28 @@ describe("the core loop in the real pi", () => {
 
 		const toolbox = join(cwd, ".pi", "forge", "extensions");
 		const v1 = await readFile(join(toolbox, "forge-word-count.ts"), "utf8");
-		const third = await pi.run("break it", [
+		const third = await pi.run("count characters too", [
+			[{ name: "forge_tool", args: { ...wordCount, logic: "const words = params.text.split(/\\s+/).filter(Boolean);\nreturn { words: words.length, characters: params.text.length };" } }],
+			{ text: "ok" },
+		]);
+		expect(third.toolEvents[0].text).toContain("The previous version v1 is kept as forge-word-count.ts.bak");
+		expect(await readFile(join(toolbox, "forge-word-count.ts.bak"), "utf8")).toBe(v1);
+		const v2 = await readFile(join(toolbox, "forge-word-count.ts"), "utf8");
+
+		const fourth = await pi.run("break it", [
 			[{ name: "forge_tool", args: { ...wordCount, logic: "const words = params.text.split(/\\s+/)\nreturn { words: words.length ) };" } }],
 			[{ name: "use_forge_tool", args: { name: "word-count", args: { text: "still works" } } }],
 			{ text: "ok" },
 		]);
-		const [broken, stillWorks] = third.toolEvents;
+		const [broken, stillWorks] = fourth.toolEvents;
 		expect(broken.isError).toBe(true);
 		expect(broken.text).toMatch(/phase: syntax/);
-		expect(broken.text).toMatch(/forge-word-count\.ts:\d+:\d+/);
+		expect(broken.text).toMatch(/forge-word-count\.ts:24:\d+ \(line 2 of the logic\)/);
 		expect(broken.text).toContain("Source of forge-word-count.ts");
 		expect(stillWorks.isError, stillWorks.text).toBe(false);
-		expect(JSON.parse(stillWorks.text)).toEqual({ words: 2 });
-		expect(await readFile(join(toolbox, "forge-word-count.ts"), "utf8")).toBe(v1);
+		expect(JSON.parse(stillWorks.text)).toEqual({ words: 2, characters: 11 });
+		expect(await readFile(join(toolbox, "forge-word-count.ts"), "utf8")).toBe(v2);
+		expect(await readFile(join(toolbox, "forge-word-count.ts.bak"), "utf8")).toBe(v1);
 
 		await pi.dispose();
 		pi = await startPi({ extensionPaths: [INDEX], cwd, agentDir });
@@ -67,7 +76,7 @@ describe("the core loop in the real pi", () => {
 			{ text: "ok" },
 		]);
 		expect(afterRestart.toolNamesSeen[0]).toContain("word-count");
-		expect(JSON.parse(afterRestart.toolEvents[0].text)).toEqual({ words: 4 });
-		expect(afterRestart.toolEvents[1].text).toMatch(/word-count v1 \[ok\]/);
+		expect(JSON.parse(afterRestart.toolEvents[0].text)).toEqual({ words: 4, characters: 7 });
+		expect(afterRestart.toolEvents[1].text).toMatch(/word-count v2 \[ok\]/);
 	});
 });

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { formatListing } from "../../src/pi/list-forge.ts";
+import type { RegistryEntry } from "../../src/store/registry.ts";
+
+const entry = (name: string, overrides: Partial<RegistryEntry> = {}): RegistryEntry => ({
+	name,
+	description: `The ${name} tool.`,
+	parameters: { type: "object", properties: { text: {}, limit: {} } },
+	version: 1,
+	hash: "h",
+	updatedAt: "",
+	status: "ok",
+	stamps: {},
+	...overrides,
+});
+const now = new Date("2026-01-01T12:00:00Z");
+
+describe("formatListing", () => {
+	it("says the toolbox is empty", () => {
+		expect(formatListing({ total: 0, matched: 0, tools: [] }, undefined, now)).toBe("The toolbox is empty. Create a tool with forge_tool.");
+	});
+
+	it("lists name, version, status, description, params and last use", () => {
+		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("alpha"), health: { calls: 1, failures: 0, consecutiveFailures: 0, lastUsedAt: "2026-01-01T11:58:00Z" } }] }, undefined, now);
+		expect(text).toBe("1 forged tools:\n- alpha v1 [ok] The alpha tool. (params: text, limit) — last used 2m ago");
+	});
+
+	it("shows a broken tool with its phase and location", () => {
+		const broken = entry("beta", { status: "broken", error: { phase: "syntax", message: "x", location: { file: "forge-beta.ts", line: 3, column: 1 } } });
+		expect(formatListing({ total: 1, matched: 1, tools: [{ entry: broken }] }, undefined, now)).toContain("beta v1 [broken: syntax at forge-beta.ts:3]");
+	});
+
+	it("with a query, says how many matched and that only the best are shown", () => {
+		const text = formatListing({ total: 50, matched: 30, tools: [{ entry: entry("alpha") }] }, "text tools", now);
+		expect(text.split("\n")[0]).toBe('30 of 50 forged tools match "text tools" (best 1 shown):');
+	});
+
+	it("bounds long descriptions", () => {
+		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("long", { description: "x".repeat(1000) }) }] }, undefined, now);
+		expect(text.length).toBeLessThan(400);
+		expect(text).toContain("x…");
+	});
+});

@@ -1,0 +1,35 @@
+import { DEFAULT_MAX_LINES } from "@mariozechner/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { ForgeError } from "../../src/errors/forge-error.ts";
+import { toPiError, truncateOutput } from "../../src/pi/output.ts";
+
+describe("truncateOutput", () => {
+	it("passes small output through", () => {
+		const out = truncateOutput({ content: [{ type: "text", text: "hello" }] });
+		expect(out).toEqual({ content: [{ type: "text", text: "hello" }], details: undefined, truncated: false });
+	});
+
+	it("keeps the head of output past pi's line limit and says how much was cut", () => {
+		const text = Array.from({ length: DEFAULT_MAX_LINES + 500 }, (_, i) => `line ${i + 1}`).join("\n");
+		const out = truncateOutput({ content: [{ type: "text", text }] });
+		const shown = (out.content[0] as { text: string }).text;
+		expect(out.truncated).toBe(true);
+		expect(shown.startsWith("line 1\nline 2\n")).toBe(true);
+		expect(shown).not.toContain(`line ${DEFAULT_MAX_LINES + 500}`);
+		expect(shown).toContain(`[Output truncated: ${DEFAULT_MAX_LINES} of ${DEFAULT_MAX_LINES + 500} lines`);
+	});
+
+	it("keeps images beside the text", () => {
+		const image = { type: "image" as const, data: "AAAA", mimeType: "image/png" };
+		const out = truncateOutput({ content: [{ type: "text", text: "a" }, image, { type: "text", text: "b" }] });
+		expect(out.content).toEqual([{ type: "text", text: "a\nb" }, image]);
+	});
+});
+
+describe("toPiError", () => {
+	it("puts the whole repair signal into the message pi sends", () => {
+		const error = toPiError(new ForgeError("runtime", "boom", { tool: "t", hint: "fix it" }));
+		expect(error.message).toContain("(phase: runtime)");
+		expect(error.message).toContain("Hint: fix it");
+	});
+});
