@@ -51,7 +51,7 @@ async function main(): Promise<void> {
 		const now = new Date().toISOString();
 		const meta: ToolMeta = { name: spec.name, description: spec.description, parameters: params, version: 1, hash: hashSource(source), createdAt: now, updatedAt: now };
 		const staged = await step("stage (2 durable writes)", () => store.stage(spec.name, source, serializeMeta(meta)));
-		const shape = await step("preflight (jiti load)", () => preflightLoad(staged.tsPath, transpiled.value.cjs.code, spec.name, file, source));
+		const shape = await step("preflight (jiti load)", () => preflightLoad(staged.tsPath, transpiled.value.cjs.code, spec.name, file));
 		if (!shape.ok) throw shape.error;
 		const promoted = await step("promote (rename ×2 + stat)", () => store.promote(staged));
 		await step("discard staging", () => store.discard(staged));

@@ -2,7 +2,7 @@
 import { type Result, fail, ok } from "../errors/forge-error.ts";
 import { tsFileOf } from "../store/tool-files.ts";
 import { checkImports } from "./imports.ts";
-import { type ModuleShape, preflightLoad } from "./preflight.ts";
+import type { ModuleShape, PreflightLoader } from "./preflight.ts";
 import { type Transpiled, transpile } from "./transpile.ts";
 
 export async function checkSource(source: string, file: string): Promise<Result<Transpiled>> {
@@ -14,11 +14,11 @@ export async function checkSource(source: string, file: string): Promise<Result<
 }
 
 /** Full check of a file already on disk (hand edits, rebuilds): the static checks, then a preflight load of it. */
-export async function verifyToolFile(name: string, path: string, source: string): Promise<Result<{ transpiled: Transpiled; shape: ModuleShape }>> {
+export async function verifyToolFile(name: string, path: string, source: string, preflight: PreflightLoader): Promise<Result<{ transpiled: Transpiled; shape: ModuleShape }>> {
 	const file = tsFileOf(name);
 	const checked = await checkSource(source, file);
 	if (!checked.ok) return fail(checked.error.with({ tool: name }));
-	const shape = await preflightLoad(path, checked.value.cjs.code, name, file, source);
-	if (!shape.ok) return fail(shape.error.with({ tool: name }));
+	const shape = await preflight(path, checked.value.cjs.code, name, file);
+	if (!shape.ok) return fail(shape.error.with({ tool: name, source }));
 	return ok({ transpiled: checked.value, shape: shape.value });
 }

@@ -6,7 +6,7 @@ import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
 import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { checkSource } from "./check-source.ts";
 import { type TakenNames, validateName } from "./names.ts";
-import { preflightLoad } from "./preflight.ts";
+import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
 import type { CompiledCode } from "./transpile.ts";
 
@@ -23,6 +23,8 @@ export interface PipelineDeps {
 	takenNames: TakenNames;
 	/** The live version of this name, if any (its version number is continued). */
 	previous?: PreviousVersion;
+	/** Where the staged file is loaded: the runner's preflight, so top-level code runs where tools run. */
+	preflight: PreflightLoader;
 	now?: () => Date;
 }
 
@@ -74,8 +76,8 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 	const staged = await staging;
 	try {
 		if (!checked.ok) return withTool(checked.error);
-		const shape = await preflightLoad(staged.tsPath, checked.value.cjs.code, tool, file, source);
-		if (!shape.ok) return withTool(shape.error);
+		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file);
+		if (!shape.ok) return withTool(shape.error.with({ source }));
 		const promoted = await deps.store.promote(staged);
 		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });
 	} finally {

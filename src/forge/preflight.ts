@@ -1,6 +1,7 @@
 // Stage 6 of the forge: a real load of the staged file with jiti (as pi loads extensions), then a check of its shape.
 // jiti resolves, wraps and evaluates the module; its transform step is handed esbuild's output for that file, so the
 // code that is preflighted is exactly the code that will run (and babel's few milliseconds are saved).
+// Runners call this where they run code: the inline runner in pi's process, the isolated one in its host.
 import { createRequire } from "node:module";
 import { createJiti, type Jiti } from "jiti";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
@@ -11,52 +12,52 @@ export interface ModuleShape {
 	parameters: Record<string, unknown>;
 }
 
-/** Transpiled code for the files being preflighted, by absolute path. */
-const transpiled = new Map<string, string>();
-let jiti: Jiti | undefined;
+export type PreflightLoader = (stagedPath: string, cjs: string, expectedName: string, file: string) => Promise<Result<ModuleShape>>;
 
-/** One jiti for all preflights: no module cache (every load is fresh), typebox aliased to ours as pi aliases it to its own. */
-function preflightJiti(): Jiti {
-	if (jiti) return jiti;
-	const require = createRequire(import.meta.url);
-	const typebox = require.resolve("@sinclair/typebox");
-	jiti = createJiti(import.meta.url, {
+/** A loader with its own jiti: no module cache (every load is fresh), typebox aliased to `typeboxPath` as pi aliases it to its own. */
+export function createPreflightLoader(typeboxPath: string): PreflightLoader {
+	const transpiled = new Map<string, string>();
+	const jiti: Jiti = createJiti(import.meta.url, {
 		moduleCache: false,
 		fsCache: false,
 		interopDefault: false,
-		alias: { "@sinclair/typebox": typebox, typebox },
+		alias: { "@sinclair/typebox": typeboxPath, typebox: typeboxPath },
 		transform: ({ filename, source }) => {
 			const code = filename ? transpiled.get(filename) : undefined;
 			if (code === undefined) throw new Error(`preflight has no transpiled code for ${filename ?? "an anonymous module"} (${source.length} characters)`);
 			return { code };
 		},
 	});
-	return jiti;
+	return async (stagedPath, cjs, expectedName, file) => {
+		let loaded: Record<string, unknown>;
+		transpiled.set(stagedPath, cjs);
+		try {
+			loaded = (await jiti.import(stagedPath)) as Record<string, unknown>;
+		} catch (error) {
+			const message = error instanceof Error ? error.message : String(error);
+			return fail(
+				new ForgeError("load", `Loading ${file} failed: ${message.split(stagedPath).join(file)}`, {
+					hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
+				}, { cause: error }),
+			);
+		} finally {
+			transpiled.delete(stagedPath);
+		}
+		return checkShape(loaded, expectedName, file);
+	};
 }
 
-/** Loads `stagedPath` (whose esbuild CommonJS output is `cjs`) and checks it exports `metadata` for `expectedName` and an `execute` function. */
-export async function preflightLoad(stagedPath: string, cjs: string, expectedName: string, file: string, source: string): Promise<Result<ModuleShape>> {
-	let loaded: Record<string, unknown>;
-	transpiled.set(stagedPath, cjs);
-	try {
-		loaded = (await preflightJiti().import(stagedPath)) as Record<string, unknown>;
-	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
-		return fail(
-			new ForgeError("load", `Loading ${file} failed: ${message.split(stagedPath).join(file)}`, {
-				source,
-				hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
-			}, { cause: error }),
-		);
-	} finally {
-		transpiled.delete(stagedPath);
-	}
-	return checkShape(loaded, expectedName, file, source);
-}
+let inProcess: PreflightLoader | undefined;
 
-export function checkShape(loaded: Record<string, unknown>, expectedName: string, file: string, source: string): Result<ModuleShape> {
+/** Preflight in this process (the inline runner). */
+export const preflightLoad: PreflightLoader = (...args) => {
+	inProcess ??= createPreflightLoader(createRequire(import.meta.url).resolve("@sinclair/typebox"));
+	return inProcess(...args);
+};
+
+export function checkShape(loaded: Record<string, unknown>, expectedName: string, file: string): Result<ModuleShape> {
 	const shapeError = (message: string) =>
-		fail(new ForgeError("shape", message, { source, hint: `${file} must export \`metadata\` ({ name, description, parameters }) and \`async function execute(params, pi, ctx)\`, as the template does.` }));
+		fail(new ForgeError("shape", message, { hint: `${file} must export \`metadata\` ({ name, description, parameters }) and \`async function execute(params, pi, ctx)\`, as the template does.` }));
 
 	const metadata = loaded.metadata as Partial<ModuleShape> | undefined;
 	if (typeof metadata !== "object" || metadata === null) return shapeError(`${file} does not export \`metadata\`.`);
@@ -64,5 +65,5 @@ export function checkShape(loaded: Record<string, unknown>, expectedName: string
 	if (typeof metadata.description !== "string") return shapeError("metadata.description must be a string.");
 	if (typeof metadata.parameters !== "object" || metadata.parameters === null) return shapeError("metadata.parameters must be a schema object.");
 	if (typeof loaded.execute !== "function") return shapeError(`${file} does not export an \`execute\` function.`);
-	return ok({ name: metadata.name, description: metadata.description, parameters: metadata.parameters as Record<string, unknown> });
+	return ok({ name: metadata.name, description: metadata.description, parameters: JSON.parse(JSON.stringify(metadata.parameters)) as Record<string, unknown> });
 }

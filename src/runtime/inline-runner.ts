@@ -1,5 +1,6 @@
 // Runs forged tools inside pi's process: fast, but it cannot stop a synchronous loop (the isolated runner can).
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { preflightLoad } from "../forge/preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
 import type { RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
 import { createPositionMapper, type PositionMapper } from "./source-map.ts";
@@ -15,6 +16,7 @@ interface LoadedTool {
 
 export class InlineRunner implements Runner {
 	readonly kind = "inline";
+	readonly preflight = preflightLoad;
 	private readonly loaded = new Map<string, LoadedTool>();
 
 	async run(request: RunRequest): Promise<Result<unknown>> {

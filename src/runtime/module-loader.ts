@@ -1,22 +1,24 @@
-// Evaluates a forged tool's compiled CommonJS with a `require` that serves only the core library (the run-time backstop of the import check).
+// Evaluates a forged tool's compiled CommonJS with a `require` that serves only the core library: the run-time
+// backstop of the import check (esbuild turns every import, static or dynamic, into a call of this `require`).
 import { createRequire } from "node:module";
 import { compileFunction } from "node:vm";
 import { ForgeError } from "../errors/forge-error.ts";
 import { ALLOWED_MODULES_TEXT, isAllowedModule } from "./core-library.ts";
 
+/** Gives the module for an allowed specifier (already checked); runners plug in their own (facades, for instance). */
+export type ModuleProvider = (specifier: string) => unknown;
+
 const hostRequire = createRequire(import.meta.url);
 
-/** typebox is served from Agent Forge's own dependency, whichever spelling the tool used. */
-function resolveSpecifier(specifier: string): string {
-	return specifier === "typebox" ? "@sinclair/typebox" : specifier;
-}
+/** The real modules of this process; typebox from Agent Forge's own dependency, whichever spelling the tool used. */
+export const hostModules: ModuleProvider = (specifier) => hostRequire(specifier === "typebox" ? "@sinclair/typebox" : specifier);
 
-export function coreLibraryRequire(tool: string): (specifier: string) => unknown {
+export function coreLibraryRequire(tool: string, provide: ModuleProvider = hostModules): (specifier: string) => unknown {
 	return (specifier: string) => {
 		if (typeof specifier !== "string" || !isAllowedModule(specifier)) {
 			throw new ForgeError("import", `require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only ${ALLOWED_MODULES_TEXT}.`, { tool });
 		}
-		return hostRequire(resolveSpecifier(specifier));
+		return provide(specifier);
 	};
 }
 

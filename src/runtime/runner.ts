@@ -1,5 +1,6 @@
 // The runner interface: every forged-tool call goes through one. The inline runner is one implementation; isolated runners plug in here.
 import type { Result } from "../errors/forge-error.ts";
+import type { PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 
 /** What a runner needs to run a tool: its compiled code (never the toolbox on disk). */
@@ -47,6 +48,8 @@ export interface Runner {
 	readonly kind: string;
 	/** Runs `execute` and returns its raw value, or a ForgeError (runtime, timeout, aborted, load, import). */
 	run(request: RunRequest): Promise<Result<unknown>>;
+	/** Loads a staged module where this runner runs code, and checks its shape. */
+	readonly preflight: PreflightLoader;
 	/** Drops anything cached for a tool (after a re-forge or removal). */
 	forget(name: string): void;
 	dispose(): Promise<void>;

@@ -2,6 +2,7 @@
 import writeFileAtomic from "write-file-atomic";
 import { ForgeError } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
+import type { PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { type RegistryEntry, type ToolStamps, entryFromMeta } from "../store/registry.ts";
 import { type ToolMeta, hashSource, jsonFileOf, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
@@ -14,7 +15,7 @@ export interface Derived {
 	compiled?: CompiledCode;
 }
 
-export async function deriveEntry(name: string, store: ToolboxStore, now: Date): Promise<Derived> {
+export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader): Promise<Derived> {
 	const [source, metaText] = await Promise.all([store.readSource(name), store.readMeta(name)]);
 	const parsed = metaText === undefined ? undefined : parseMeta(metaText, name);
 	const meta = parsed?.ok ? parsed.value : undefined;
@@ -31,7 +32,7 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date):
 	if (meta && meta.hash === hash) return { entry: entryFromMeta(meta, await store.stampsOf(name)) };
 
 	// A hand edit, or a file without (valid) metadata: check it as the forge would, then record what it is now.
-	const verified = await verifyToolFile(name, store.tsPath(name), source);
+	const verified = await verifyToolFile(name, store.tsPath(name), source, preflight);
 	if (!verified.ok) return { entry: brokenEntry(name, meta, await store.stampsOf(name), verified.error), source };
 
 	const { shape, transpiled } = verified.value;

@@ -98,7 +98,7 @@ export class Toolbox {
 				delete registry.tools[name];
 				continue;
 			}
-			const derived = await deriveEntry(name, this.store, this.now());
+			const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight);
 			registry.tools[name] = derived.entry;
 			if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
 		}
@@ -152,7 +152,7 @@ export class Toolbox {
 		const previous = name ? await this.previousVersion(name) : undefined;
 		let result: Result<Forged>;
 		try {
-			result = await runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, now: this.now });
+			result = await runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, preflight: this.runner.preflight, now: this.now });
 		} catch (error) {
 			result = fail(new ForgeError("store", `The toolbox could not be written: ${(error as Error).message}`, { tool: name }, { cause: error }));
 		}
