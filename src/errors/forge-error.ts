@@ -15,6 +15,8 @@ export type ForgePhase =
 	| "broken"
 	| "runtime"
 	| "timeout"
+	| "memory"
+	| "secrets"
 	| "aborted"
 	| "permission"
 	| "store";

@@ -16,6 +16,8 @@ const PHASE_TITLES: Record<ForgePhase, string> = {
 	broken: "tool is broken",
 	runtime: "runtime error",
 	timeout: "timeout",
+	memory: "memory limit exceeded",
+	secrets: "credentials in the logic",
 	aborted: "aborted",
 	permission: "permission denied",
 	store: "toolbox storage error",

@@ -1,0 +1,104 @@
+// The audit log: one JSON line per capability decision and per forged-tool call, appended in order, never fatal.
+import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+
+export interface AuditRecord {
+	at: string;
+	tool: string;
+	/** The tool's hash. */
+	version: string;
+	/** A capability key. */
+	capability?: string;
+	decision?: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny";
+	reason?: string;
+	durationMs?: number;
+	outcome?: "ok" | "error" | "timeout" | "aborted" | "memory" | "crash";
+	detail?: string;
+}
+
+/** A line stays readable: a long detail (an error with its stack, a command line) is cut. */
+const MAX_FIELD_CHARS = 4000;
+const FILE_MODE = 0o600;
+
+export class AuditLog {
+	readonly file: string;
+	private pending: string[] = [];
+	private draining: Promise<void> | undefined;
+
+	constructor(file: string) {
+		this.file = file;
+	}
+
+	/** Queues one record; lines reach the file in the order they were appended. Never throws. */
+	append(record: AuditRecord): void {
+		let line: string;
+		try {
+			line = `${JSON.stringify(bounded(record))}\n`;
+		} catch {
+			return;
+		}
+		this.pending.push(line);
+		this.draining ??= this.drain();
+	}
+
+	/** Resolves when everything appended so far is written (or given up on). */
+	flush(): Promise<void> {
+		return this.draining ?? Promise.resolve();
+	}
+
+	private async drain(): Promise<void> {
+		try {
+			while (this.pending.length > 0) {
+				// Whatever queued while the last write ran goes out in one append, still in order.
+				await this.write(this.pending.splice(0).join(""));
+			}
+		} finally {
+			this.draining = undefined;
+		}
+	}
+
+	private async write(text: string): Promise<void> {
+		try {
+			await appendFile(this.file, text, { mode: FILE_MODE });
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
+			try {
+				await mkdir(dirname(this.file), { recursive: true });
+				await appendFile(this.file, text, { mode: FILE_MODE });
+			} catch {
+				// An audit line that cannot be written must not fail the tool call it describes.
+			}
+		}
+	}
+}
+
+function bounded(record: AuditRecord): AuditRecord {
+	const copy: Record<string, unknown> = { ...record };
+	for (const [field, value] of Object.entries(copy)) {
+		if (typeof value === "string" && value.length > MAX_FIELD_CHARS) copy[field] = `${value.slice(0, MAX_FIELD_CHARS - 1)}…`;
+	}
+	return copy as unknown as AuditRecord;
+}
+
+/** Every well-formed record of an audit file, oldest first; a missing file is empty and a corrupt line is skipped. */
+export async function readAudit(file: string): Promise<AuditRecord[]> {
+	let text: string;
+	try {
+		text = await readFile(file, "utf8");
+	} catch {
+		return [];
+	}
+	const records: AuditRecord[] = [];
+	for (const line of text.split("\n")) {
+		if (!line.trim()) continue;
+		try {
+			const value = JSON.parse(line) as Partial<AuditRecord> | null;
+			if (typeof value === "object" && value !== null && typeof value.at === "string" && typeof value.tool === "string") {
+				records.push(value as AuditRecord);
+			}
+		} catch {
+			// A line cut short by a crash or edited by hand: the rest of the log still counts.
+		}
+	}
+	return records;
+}

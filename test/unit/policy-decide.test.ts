@@ -1,0 +1,201 @@
+// The capability policy: every rule of decide() under every policy, grant keys, and the hint given on refusal.
+import { describe, expect, it } from "vitest";
+import type { Capability } from "../../src/policy/capability.ts";
+import { type Decision, type PolicyContext, REASONS, decide, grantCovers, isInside, refusalHint } from "../../src/policy/decide.ts";
+
+type Policy = PolicyContext["policy"];
+const POLICIES: Policy[] = ["strict", "prompt", "permissive"];
+
+const PROJECT = "/home/me/project";
+const TOOLBOX = "/home/me/project/.pi/forge/extensions";
+const FORGE_CONFIG = "/home/me/.pi/agent/forge";
+
+function context(policy: Policy, grants: Partial<PolicyContext["grants"]> = {}): PolicyContext {
+	return {
+		policy,
+		projectDir: PROJECT,
+		tempDir: "/tmp",
+		protectedDirs: [TOOLBOX, FORGE_CONFIG],
+		grants: { allow: grants.allow ?? [], deny: grants.deny ?? [] },
+	};
+}
+
+const read = (path: string): Capability => ({ kind: "fs-read", path });
+const write = (path: string): Capability => ({ kind: "fs-write", path });
+const exec = (program: string, commandLine = program): Capability => ({ kind: "exec", program, commandLine });
+const env = (name: string): Capability => ({ kind: "env", name });
+const inline: Capability = { kind: "inline" };
+
+const allow = (reason: string): Decision => ({ verdict: "allow", reason });
+const deny = (reason: string): Decision => ({ verdict: "deny", reason });
+const ask: Decision = { verdict: "ask" };
+
+describe("decide, without remembered grants", () => {
+	// Each row: the capability, then the decision under strict, prompt and permissive.
+	const rows: Array<[string, Capability, Decision, Decision, Decision]> = [
+		["write in the toolbox", write(`${TOOLBOX}/forge-x.ts`), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
+		["write the toolbox dir itself", write(TOOLBOX), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
+		["write the grants file", write(`${FORGE_CONFIG}/grants.json`), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
+		["write in the project", write(`${PROJECT}/src/a.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		["write the project dir", write(PROJECT), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		["read in the project", read(`${PROJECT}/README.md`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		["read the toolbox", read(`${TOOLBOX}/forge-x.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		["write in the temp dir", write("/tmp/out.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
+		["read in the temp dir", read("/tmp/in.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
+		["read outside", read("/etc/hosts"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["write outside", write("/etc/hosts"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["read a sibling with the project as prefix", read("/home/me/project-other/x"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["read the project's parent", read("/home/me"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["read an escaping path", read(`${PROJECT}/../secrets`), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["read a relative path", read("src/a.ts"), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute)],
+		["write a relative path", write("../x"), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute)],
+		["see a safe variable", env("PATH"), allow(REASONS.safeEnv), allow(REASONS.safeEnv), allow(REASONS.safeEnv)],
+		["see a secret variable", env("OPENAI_API_KEY"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["run a program", exec("git", "git status"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["run a shell command", exec("sh", "ls | wc -l"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["run inline", inline, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+	];
+
+	for (const [name, capability, ...decisions] of rows) {
+		POLICIES.forEach((policy, i) => {
+			it(`${name} under ${policy}`, () => {
+				expect(decide(capability, context(policy))).toEqual(decisions[i]);
+			});
+		});
+	}
+
+	it("keeps a protected dir inside the project closed even under permissive", () => {
+		const inside = { ...context("permissive"), protectedDirs: [`${PROJECT}/.pi/forge/extensions`] };
+		expect(decide(write(`${PROJECT}/.pi/forge/extensions/forge-evil.ts`), inside)).toEqual(deny(REASONS.protected));
+		expect(decide(write(`${PROJECT}/.pi/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(deny(REASONS.protected));
+		expect(decide(write(`${PROJECT}/.pi/forge/extensions-not/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
+		expect(decide(write(`${PROJECT}/.pi/forge/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
+	});
+
+	it("protects a dir even when a protected dir is given with a trailing slash", () => {
+		const ctx = { ...context("permissive"), protectedDirs: [`${TOOLBOX}/`] };
+		expect(decide(write(TOOLBOX), ctx)).toEqual(deny(REASONS.protected));
+		expect(decide(write(`${TOOLBOX}/a`), ctx)).toEqual(deny(REASONS.protected));
+	});
+
+	it("never grants writing the toolbox, whatever is remembered", () => {
+		for (const policy of POLICIES) {
+			const ctx = context(policy, { allow: [`write:${TOOLBOX}/`, `write:${TOOLBOX}/forge-x.ts`, "write:/"] });
+			expect(decide(write(`${TOOLBOX}/forge-x.ts`), ctx)).toEqual(deny(REASONS.protected));
+		}
+	});
+});
+
+describe("decide, with remembered grants", () => {
+	const rows: Array<[string, Capability, Partial<PolicyContext["grants"]>, Decision, Decision, Decision]> = [
+		["remembered allow", exec("git"), { allow: ["exec:git"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
+		["remembered deny", exec("git"), { deny: ["exec:git"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
+		["deny beats allow", exec("git"), { allow: ["exec:git"], deny: ["exec:git"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
+		["another program's grant", exec("curl"), { allow: ["exec:git"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["an env grant", env("GITHUB_TOKEN"), { allow: ["env:GITHUB_TOKEN"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
+		["an inline grant", inline, { allow: ["inline"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
+		["a prefix grant, a file below", read("/data/a/b.csv"), { allow: ["read:/data/"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
+		["a prefix grant, the dir itself", read("/data"), { allow: ["read:/data/"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
+		["a prefix grant, a sibling sharing the prefix", read("/database/x"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["a prefix grant, escaping with ..", read("/data/../etc/passwd"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["a read grant does not cover a write", write("/data/x"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["an exact file grant does not cover a dir below", read("/data/x/y"), { allow: ["read:/data/x"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["a prefix deny under a prefix allow", read("/data/secret/k"), { allow: ["read:/data/"], deny: ["read:/data/secret/"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
+		["a remembered deny inside the project does not matter", read(`${PROJECT}/a`), { deny: [`read:${PROJECT}/a`] }, allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		["a remembered deny of a safe variable does not matter", env("HOME"), { deny: ["env:HOME"] }, allow(REASONS.safeEnv), allow(REASONS.safeEnv), allow(REASONS.safeEnv)],
+	];
+
+	for (const [name, capability, grants, ...decisions] of rows) {
+		POLICIES.forEach((policy, i) => {
+			it(`${name} under ${policy}`, () => {
+				expect(decide(capability, context(policy, grants))).toEqual(decisions[i]);
+			});
+		});
+	}
+});
+
+describe("grantCovers", () => {
+	it.each<[string, string, boolean]>([
+		["exec:git", "exec:git", true],
+		["exec:git", "exec:gitk", false],
+		["exec:g/", "exec:g/x", false],
+		["read:/data/", "read:/data/x", true],
+		["read:/data/", "read:/data", true],
+		["read:/data", "read:/data/", true],
+		["read:/data/", "read:/datax", false],
+		["read:/", "read:/anything/at/all", true],
+		["read:data/", "read:data/x", false],
+		["write:/data/", "read:/data/x", false],
+		["env:A", "env:AB", false],
+	])("%s covers %s: %s", (grant, key, covers) => {
+		expect(grantCovers(grant, key)).toBe(covers);
+	});
+});
+
+describe("isInside", () => {
+	it.each<[string, string, boolean]>([
+		["/a/b", "/a/b", true],
+		["/a/b/", "/a/b", true],
+		["/a/b", "/a/b/", true],
+		["/a/b/c", "/a/b", true],
+		["/a/b/c/d", "/a/b/", true],
+		["/a/bc", "/a/b", false],
+		["/a/bc", "/a/b/", false],
+		["/a", "/a/b", false],
+		["/a/b/../c", "/a/b", false],
+		["/a/b/./c", "/a/b", true],
+		["/anything", "/", true],
+		["/", "/", true],
+		["/a", "", false],
+		["", "/a", false],
+	])("%s inside %s: %s", (path, dir, inside) => {
+		expect(isInside(path, dir)).toBe(inside);
+	});
+});
+
+describe("refusalHint", () => {
+	const grantsFile = "/home/me/.pi/agent/forge/grants.json";
+
+	it("under prompt, names the grants file, the exact JSON path and the key, and permissive", () => {
+		const hint = refusalHint(read("/etc/hosts"), "log-parser", "prompt", grantsFile, { project: PROJECT });
+		expect(hint).toContain(grantsFile);
+		expect(hint).toContain('"read:/etc/hosts"');
+		expect(hint).toContain(`projects["${PROJECT}"]["log-parser"]`);
+		expect(hint).toContain('"allow"');
+		expect(hint).toContain("PI_FORGE_POLICY=permissive");
+		expect(hint.split("\n")).toHaveLength(1);
+	});
+
+	it("shows a placeholder for the project when none is given", () => {
+		const hint = refusalHint(exec("git", "git push"), "deploy", "prompt", grantsFile);
+		expect(hint).toContain('projects["<project dir>"]["deploy"]');
+		expect(hint).toContain('"exec:git"');
+		expect(hint).toContain("git push");
+	});
+
+	it("under strict, says strict never grants and names prompt", () => {
+		const hint = refusalHint(env("OPENAI_API_KEY"), "llm", "strict", grantsFile);
+		expect(hint).toContain("strict never grants");
+		expect(hint).toContain("PI_FORGE_POLICY=prompt");
+		expect(hint).toContain('"env:OPENAI_API_KEY"');
+		expect(hint).not.toContain("PI_FORGE_POLICY=permissive");
+	});
+
+	it("after a remembered deny, says to move the key out of the deny list", () => {
+		const decision = decide(exec("git"), context("prompt", { deny: ["exec:git"] }));
+		const hint = refusalHint(exec("git"), "t", "prompt", grantsFile, { decision });
+		expect(hint).toContain('"deny"');
+		expect(hint).toContain('"exec:git"');
+		expect(hint).toContain(grantsFile);
+	});
+
+	it("offers no grant for writing the toolbox", () => {
+		for (const policy of POLICIES) {
+			const capability = write(`${TOOLBOX}/forge-x.ts`);
+			const decision = decide(capability, context(policy));
+			const hint = refusalHint(capability, "t", policy, grantsFile, { decision });
+			expect(hint).toContain("No policy");
+			expect(hint).not.toContain(grantsFile);
+		}
+	});
+});
