@@ -1,4 +1,6 @@
 // Every environment variable and setting of Agent Forge is read here, and only here.
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
 export type ForgePolicy = "strict" | "prompt" | "permissive";
@@ -14,6 +16,12 @@ export interface ForgeConfig {
 	policy: ForgePolicy;
 	/** The project directory: pi's cwd. */
 	cwd: string;
+	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
+	agentDir: string;
+	/** Agent Forge's own folder in the agent dir: grants, the runner's bundle, the global config file. */
+	forgeHome: string;
+	/** `<cwd>/.pi/forge/config.json`. */
+	projectConfigFile: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -27,17 +35,41 @@ export interface ConfigProblem {
 	message: string;
 }
 
-/** Reads the configuration; a bad value falls back to its default and is reported, never fatal. */
+/** A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). */
+export interface ConfigFile {
+	path: string;
+	/** The file's text; undefined when there is no such file. */
+	text?: string;
+}
+
+interface FileSettings {
+	policy?: unknown;
+	timeoutMs?: unknown;
+	maxMemoryMb?: unknown;
+}
+
+const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb"];
+
+/**
+ * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
+ * A bad value falls back to its default and is reported, never fatal.
+ */
 export function readConfig(
 	cwd: string,
 	env: Record<string, string | undefined> = process.env,
+	files: ConfigFile[] = [],
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const problems: ConfigProblem[] = [];
 	const dir = env.PI_FORGE_DIR?.trim();
 	const toolboxDir = dir ? (isAbsolute(dir) ? dir : resolve(cwd, dir)) : join(cwd, ".pi", "forge", "extensions");
+	const agentDir = env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
 
-	const positiveInt = (variable: string, fallback: number): number => {
-		const raw = env[variable]?.trim();
+	const settings: FileSettings = {};
+	for (const file of files) Object.assign(settings, readFileSettings(file, problems));
+
+	const positiveInt = (variable: string, fileValue: unknown, fallback: number): number => {
+		const fromEnv = env[variable]?.trim();
+		const raw = fromEnv || (fileValue === undefined ? undefined : String(fileValue));
 		if (!raw) return fallback;
 		const value = Number(raw);
 		if (Number.isInteger(value) && value > 0 && value <= MAX_SETTING) return value;
@@ -45,7 +77,7 @@ export function readConfig(
 		return fallback;
 	};
 
-	const rawPolicy = env.PI_FORGE_POLICY?.trim().toLowerCase();
+	const rawPolicy = (env.PI_FORGE_POLICY?.trim() || (typeof settings.policy === "string" ? settings.policy : "")).toLowerCase();
 	let policy: ForgePolicy = "prompt";
 	if (rawPolicy) {
 		if ((POLICIES as readonly string[]).includes(rawPolicy)) policy = rawPolicy as ForgePolicy;
@@ -55,11 +87,42 @@ export function readConfig(
 	return {
 		config: {
 			toolboxDir,
-			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", DEFAULT_TIMEOUT_MS),
-			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", DEFAULT_MAX_MEMORY_MB),
+			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", settings.timeoutMs, DEFAULT_TIMEOUT_MS),
+			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", settings.maxMemoryMb, DEFAULT_MAX_MEMORY_MB),
 			policy,
 			cwd,
+			agentDir,
+			forgeHome: join(agentDir, "forge"),
+			projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
 		},
 		problems,
 	};
+}
+
+function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): FileSettings {
+	if (file.text === undefined) return {};
+	try {
+		const data = JSON.parse(file.text) as Record<string, unknown>;
+		if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("not a JSON object");
+		for (const key of Object.keys(data)) {
+			if (!FILE_KEYS.includes(key)) problems.push({ variable: file.path, message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})` });
+		}
+		return data as FileSettings;
+	} catch (error) {
+		problems.push({ variable: file.path, message: `${file.path} is not valid JSON (${(error as Error).message}); ignored` });
+		return {};
+	}
+}
+
+/** The configuration of pi's cwd, with both config files read from disk. */
+export function loadConfig(cwd: string, env: Record<string, string | undefined> = process.env): { config: ForgeConfig; problems: ConfigProblem[] } {
+	const { config } = readConfig(cwd, env);
+	const read = (path: string): ConfigFile => {
+		try {
+			return { path, text: readFileSync(path, "utf8") };
+		} catch {
+			return { path };
+		}
+	};
+	return readConfig(cwd, env, [read(join(config.forgeHome, "config.json")), read(config.projectConfigFile)]);
 }

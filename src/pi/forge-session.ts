@@ -1,11 +1,11 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
-import { type ConfigProblem, readConfig } from "../config.ts";
+import type { ConfigProblem } from "../config.ts";
 import { ForgeError } from "../errors/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
-import { InlineRunner } from "../runtime/inline-runner.ts";
 import type { RegistryEntry } from "../store/registry.ts";
-import { Toolbox } from "../toolbox/toolbox.ts";
+import { openToolbox } from "../toolbox/open-toolbox.ts";
+import type { Toolbox } from "../toolbox/toolbox.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { toPiError } from "./output.ts";
 
@@ -28,14 +28,15 @@ export class ForgeSession {
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
 			await previous?.then((t) => t.close()).catch(() => undefined);
-			const { config, problems } = readConfig(cwd);
-			this.configProblems = problems;
-			const box = new Toolbox(config, new InlineRunner());
+			let box: Toolbox;
 			try {
-				await box.open();
+				const opened = await openToolbox(cwd);
+				this.configProblems = opened.problems;
+				opened.runner.warm();
+				box = opened.toolbox;
 			} catch (error) {
 				this.opened = undefined;
-				throw toPiError(new ForgeError("store", `The toolbox at ${config.toolboxDir} could not be opened: ${(error as Error).message}`, {
+				throw toPiError(new ForgeError("store", `The toolbox could not be opened: ${(error as Error).message}`, {
 					hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
 				}, { cause: error }));
 			}

@@ -10,5 +10,6 @@ export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined):
 		notify: (message, level = "info") => {
 			if (hasUI) ctx?.ui.notify(String(message), level);
 		},
+		...(hasUI && ctx ? { select: (title: string, options: string[]) => ctx.ui.select(title, options) } : {}),
 	};
 }

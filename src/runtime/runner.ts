@@ -42,6 +42,8 @@ export interface RunHost {
 	pi: unknown;
 	hasUI: boolean;
 	notify(message: string, level?: "info" | "warning" | "error"): void;
+	/** Asks the person to pick one option (only with a UI); undefined when dismissed. */
+	select?(title: string, options: string[]): Promise<string | undefined>;
 }
 
 export interface Runner {

@@ -1,0 +1,229 @@
+// pi's side of brokered capabilities: what a forged tool in the runner host asks for (a write, a read outside the
+// project, a command, an environment variable, the in-process API) is decided by the policy — asking a person through
+// pi's UI where there is one — written to the audit log, and only then done here, in pi's process.
+import { type ChildProcess, spawn } from "node:child_process";
+import * as fsPromises from "node:fs/promises";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import type { ForgePolicy } from "../../config.ts";
+import type { AuditLog } from "../../policy/audit-log.ts";
+import { type Capability, capabilityKey, describeCapability } from "../../policy/capability.ts";
+import { type Decision, decide, refusalHint } from "../../policy/decide.ts";
+import type { GrantsStore } from "../../policy/grants-store.ts";
+import type { RunHost } from "../runner.ts";
+import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
+import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, WireError } from "./protocol.ts";
+
+export interface BrokerSettings {
+	policy: ForgePolicy;
+	/** Real paths (symlinks resolved). */
+	projectDir: string;
+	tempDir: string;
+	protectedDirs: string[];
+	grants: GrantsStore;
+	audit: AuditLog;
+	/** The environment commands start from (the safe variables). */
+	commandEnv: Record<string, string>;
+}
+
+/** The call a request belongs to; absent when the tool asks outside any call (e.g. while its module loads). */
+export interface BrokerCall {
+	tool: string;
+	hash: string;
+	host?: RunHost;
+	/** Stops the call's deadline while a person decides; returns the function that restarts it. */
+	pause(): () => void;
+	/** Commands started for the call, killed with it. */
+	children: Set<ChildProcess>;
+}
+
+export const ASK_OPTIONS = { once: "Allow once", always: "Always allow for this tool", deny: "Deny" } as const;
+const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
+
+export class Broker {
+	private prompts: Promise<unknown> = Promise.resolve();
+
+	constructor(private readonly settings: BrokerSettings) {}
+
+	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
+		try {
+			const capabilities = await this.capabilitiesOf(request);
+			if (request.kind === "env" && !(request.name in process.env)) return { ok: true, value: undefined };
+			for (const capability of capabilities) {
+				const refusal = await this.authorise(capability, call);
+				if (refusal) return { ok: false, error: refusal };
+			}
+			return { ok: true, value: await this.perform(request, call) };
+		} catch (error) {
+			return { ok: false, error: fromError(error) };
+		}
+	}
+
+	private async capabilitiesOf(request: BrokerRequest): Promise<Capability[]> {
+		switch (request.kind) {
+			case "fs": {
+				if (!isFsOp(request.action)) throw Object.assign(new Error(`fs.${request.action} is not available to forged tools.`), { code: "ERR_FORGE_UNSUPPORTED" });
+				const capabilities: Capability[] = [];
+				for (const [index, access] of FS_OPS[request.action].paths) {
+					const path = request.args[index];
+					if (typeof path !== "string" || !isAbsolute(path)) throw Object.assign(new Error(`fs.${request.action} needs a path`), { code: "ERR_INVALID_ARG_TYPE" });
+					capabilities.push({ kind: access === "read" ? "fs-read" : "fs-write", path: await realPath(path) });
+				}
+				return capabilities;
+			}
+			case "exec": {
+				const commandLine = request.shell ? request.file : [request.file, ...request.args].join(" ");
+				const exec: Capability = { kind: "exec", program: request.shell ? "sh" : basename(request.file), commandLine };
+				return request.cwd ? [exec, { kind: "fs-read", path: await realPath(request.cwd) }] : [exec];
+			}
+			case "env":
+				return [{ kind: "env", name: request.name }];
+			case "inline":
+				return [{ kind: "inline" }];
+		}
+	}
+
+	/** Undefined when allowed; the refusal otherwise. Every decision is audited. */
+	private async authorise(capability: Capability, call: BrokerCall): Promise<WireError | undefined> {
+		const { settings } = this;
+		const grants = settings.grants.get(settings.projectDir, call.tool);
+		let decision: Decision = decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protectedDirs: settings.protectedDirs, grants });
+		let audited: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
+		if (decision.verdict === "ask") {
+			const answer = await this.ask(capability, call);
+			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, capabilityKey(capability), "allow").catch(() => undefined);
+			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : "ask-deny";
+			decision = answer === "deny" ? { verdict: "deny", reason: "denied by the user" } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
+		}
+		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always") {
+			await settings.grants.remember(settings.projectDir, call.tool, "inline", "allow").catch(() => undefined);
+		}
+		const verdict = decision.verdict === "allow" ? "allow" : "deny";
+		settings.audit.append({ at: new Date().toISOString(), tool: call.tool, version: call.hash, capability: capabilityKey(capability), decision: audited ?? verdict, reason: "reason" in decision ? decision.reason : undefined });
+		if (decision.verdict === "allow" && capability.kind !== "inline") return undefined;
+		if (decision.verdict === "allow") {
+			return { phase: "permission", message: `'${call.tool}' needs pi's in-process API; it may now run inside pi's process.`, hint: "Call the tool again: from now on it runs inline, with the full ExtensionAPI." };
+		}
+		const hint = decision.reason === "no UI to ask"
+			? refusalHint(capability, call.tool, settings.policy, settings.grants.file, { project: settings.projectDir })
+			: refusalHint(capability, call.tool, settings.policy, settings.grants.file, { project: settings.projectDir, decision });
+		return { phase: "permission", message: `'${call.tool}' may not ${describeCapability(capability)}: ${decision.reason}.`, hint, code: "ERR_FORGE_PERMISSION" };
+	}
+
+	/** Asks a person (one dialog at a time); undefined when there is nobody to ask. */
+	private ask(capability: Capability, call: BrokerCall): Promise<"once" | "always" | "deny" | undefined> {
+		const select = call.host?.hasUI ? call.host.select : undefined;
+		if (!select) return Promise.resolve(undefined);
+		const options = capability.kind === "inline" ? [ASK_OPTIONS.always, ASK_OPTIONS.deny] : [ASK_OPTIONS.once, ASK_OPTIONS.always, ASK_OPTIONS.deny];
+		const asked = this.prompts.then(async () => {
+			const resume = call.pause();
+			try {
+				const answer = await select(`Forged tool '${call.tool}' wants to ${describeCapability(capability)}`, options);
+				return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
+			} finally {
+				resume();
+			}
+		});
+		this.prompts = asked.catch(() => undefined);
+		return asked;
+	}
+
+	private async perform(request: BrokerRequest, call: BrokerCall): Promise<unknown> {
+		switch (request.kind) {
+			case "fs":
+				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...request.args));
+			case "exec":
+				return runCommand(request, this.settings, call);
+			case "env":
+				return process.env[request.name];
+			case "inline":
+				return undefined;
+		}
+	}
+}
+
+/** The real path of `path`, or for a path that does not exist yet the real path of its nearest existing parent joined with the rest. */
+export async function realPath(path: string): Promise<string> {
+	try {
+		return await fsPromises.realpath(path);
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(path) === path) return path;
+		return join(await realPath(dirname(path)), basename(path));
+	}
+}
+
+function runCommand(request: ExecRequest, settings: BrokerSettings, call: BrokerCall): Promise<ExecResult> {
+	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
+	return new Promise((resolve) => {
+		const child = spawn(request.file, request.args, {
+			cwd: request.cwd ?? settings.projectDir,
+			env: { ...settings.commandEnv, ...request.env },
+			shell: request.shell,
+			detached: true,
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		call.children.add(child);
+		let stdout = "";
+		let stderr = "";
+		let error: string | undefined;
+		const collect = (append: (text: string) => void) => (chunk: Buffer) => {
+			if (stdout.length + stderr.length + chunk.length > maxBuffer) {
+				error ??= `output exceeded ${maxBuffer} bytes; the command was stopped`;
+				killGroup(child);
+				return;
+			}
+			append(chunk.toString());
+		};
+		child.stdout!.on("data", collect((text) => (stdout += text)));
+		child.stderr!.on("data", collect((text) => (stderr += text)));
+		child.stdin!.end(request.input ?? "");
+		const timer = request.timeoutMs
+			? setTimeout(() => {
+					error ??= `timed out after ${request.timeoutMs} ms`;
+					killGroup(child);
+				}, request.timeoutMs)
+			: undefined;
+		child.on("error", (spawnError) => {
+			error ??= spawnError.message;
+		});
+		child.on("close", (status, signal) => {
+			clearTimeout(timer);
+			call.children.delete(child);
+			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
+		});
+	});
+}
+
+export function killGroup(child: ChildProcess): void {
+	if (!child.pid || child.exitCode !== null) return;
+	try {
+		process.kill(-child.pid, "SIGKILL");
+	} catch {
+		child.kill("SIGKILL");
+	}
+}
+
+/** Values that do not survive structured cloning as themselves go back tagged (see the fs facade's decode). */
+function encode(value: unknown): unknown {
+	if (value && typeof value === "object" && typeof (value as { isFile?: unknown }).isFile === "function" && "mode" in value) {
+		const stats = value as unknown as Record<string, unknown> & { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean };
+		const fields = Object.fromEntries(Object.entries(stats).filter(([, v]) => typeof v === "number" || typeof v === "string")) as Record<string, number | string>;
+		fields.type = stats.isFile() ? "file" : stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : "other";
+		return { __stats: fields } satisfies EncodedStats;
+	}
+	if (Array.isArray(value) && value.length > 0 && typeof value[0]?.isDirectory === "function") {
+		return {
+			__dirents: value.map((d: { name: string; isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }) => ({
+				name: d.name,
+				type: d.isFile() ? "file" : d.isDirectory() ? "directory" : d.isSymbolicLink() ? "symlink" : "other",
+			})),
+		} satisfies EncodedDirents;
+	}
+	return value;
+}
+
+function fromError(error: unknown): WireError {
+	const code = (error as NodeJS.ErrnoException)?.code;
+	const message = error instanceof Error ? error.message : String(error);
+	return { phase: "runtime", message, ...(code ? { code } : {}) };
+}

@@ -1,0 +1,89 @@
+// pi's handle on the runner host: starts it under Node's permission model in a process group of its own,
+// passes messages, and kills the whole group when it must.
+import { type ChildProcess, spawn } from "node:child_process";
+import type { HostBundle } from "./bundle.ts";
+import type { FromHost, ToHost } from "./protocol.ts";
+
+export interface HostSpawnOptions {
+	bundle: HostBundle;
+	cwd: string;
+	/** Directories the host may read (the project, the temp dir, the toolbox, typebox); it may write none. */
+	readRoots: string[];
+	env: Record<string, string>;
+	typeboxPath: string;
+	rssLimitMb: number;
+}
+
+const STDERR_TAIL = 4096;
+
+export class HostProcess {
+	private child: ChildProcess | undefined;
+	private stderrTail = "";
+	private exited = false;
+
+	constructor(private readonly onMessage: (message: FromHost) => void, private readonly onExit: (reason: string) => void) {}
+
+	/** Starts the host and resolves once it said it is ready. */
+	start(options: HostSpawnOptions): Promise<void> {
+		const { bundle } = options;
+		const hostOptions = JSON.stringify({
+			roots: options.readRoots,
+			typeboxPath: options.typeboxPath,
+			toolWorker: bundle.toolWorker,
+			preflightWorker: bundle.preflightWorker,
+			rssLimitMb: options.rssLimitMb,
+		});
+		// One flag per path: Node 20.20 no longer reads a comma-separated list.
+		const readable = [...new Set([...options.readRoots, bundle.dir])].map((path) => `--allow-fs-read=${path}`);
+		const child = spawn(
+			process.execPath,
+			[
+				"--experimental-permission",
+				...readable,
+				"--allow-worker",
+				// eval and new Function throw in the host and every worker: no code can be made from text at run time.
+				"--disallow-code-generation-from-strings",
+				"--no-warnings",
+				"--max-old-space-size=256",
+				bundle.hostMain,
+				hostOptions,
+			],
+			{ cwd: options.cwd, env: options.env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced", detached: true },
+		);
+		this.child = child;
+		child.stderr!.on("data", (chunk: Buffer) => {
+			this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);
+		});
+		return new Promise((resolve, reject) => {
+			child.on("message", (message: FromHost) => {
+				if (message.type === "ready") resolve();
+				else this.onMessage(message);
+			});
+			child.on("exit", (code, signal) => {
+				this.exited = true;
+				const reason = `the runner host exited (${signal ?? `code ${code}`})${this.stderrTail ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
+				reject(new Error(reason));
+				this.onExit(reason);
+			});
+			child.on("error", (error) => reject(error));
+		});
+	}
+
+	get alive(): boolean {
+		return !!this.child && !this.exited;
+	}
+
+	send(message: ToHost): void {
+		if (this.alive) this.child!.send(message);
+	}
+
+	/** SIGKILL to the host's whole process group: nothing it started survives. */
+	kill(): void {
+		if (!this.child?.pid || this.exited) return;
+		try {
+			process.kill(-this.child.pid, "SIGKILL");
+		} catch {
+			this.child.kill("SIGKILL");
+		}
+	}
+}

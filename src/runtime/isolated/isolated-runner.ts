@@ -1,0 +1,306 @@
+// The default runner: forged tools run in a warm host process under Node's permission model, one worker thread per
+// tool, with a deadline (a synchronous loop included), a heap cap and capped output. What a tool may not do itself
+// is brokered here under the capability policy. A tool granted "inline" runs in pi's process instead.
+import type { ChildProcess } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, sep } from "node:path";
+import type { ForgeConfig } from "../../config.ts";
+import { ForgeError, type Result, fail, ok } from "../../errors/forge-error.ts";
+import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
+import type { AuditLog } from "../../policy/audit-log.ts";
+import { safeEnvironment } from "../../policy/capability.ts";
+import type { GrantsStore } from "../../policy/grants-store.ts";
+import { InlineRunner } from "../inline-runner.ts";
+import type { RunHost, RunRequest, Runner } from "../runner.ts";
+import { Broker, killGroup } from "./broker.ts";
+import { hostBundle } from "./bundle.ts";
+import { HostProcess } from "./host-process.ts";
+import type { FromHost, Limits, WireError } from "./protocol.ts";
+
+export interface IsolatedRunnerOptions {
+	config: ForgeConfig;
+	grants: GrantsStore;
+	audit: AuditLog;
+	/** Where the host's bundle is built (a folder of the user's, e.g. <agentDir>/forge/runtime). */
+	runtimeDir: string;
+	/** Extra directories no tool may write (the forge's config and grants). */
+	protectedDirs?: string[];
+}
+
+/** How long a stopped worker may take to go before the whole host is killed. */
+export const STOP_GRACE_MS = 250;
+export const OUTPUT_CAP_BYTES = 10 * 1024 * 1024;
+const PREFLIGHT = "<preflight>";
+
+interface Pending {
+	callId: number;
+	tool: string;
+	hash: string;
+	host?: RunHost;
+	finish(result: Result<unknown>): void;
+	timer?: NodeJS.Timeout;
+	armedAt: number;
+	remaining: number;
+	pauses: number;
+	children: Set<ChildProcess>;
+	onTimeout(): void;
+}
+
+export class IsolatedRunner implements Runner {
+	readonly kind = "isolated";
+	private host: HostProcess | undefined;
+	private starting: Promise<HostProcess> | undefined;
+	private readonly pending = new Map<number, Pending>();
+	private readonly stopping = new Map<string, NodeJS.Timeout>();
+	private nextId = 1;
+	private readonly inline = new InlineRunner();
+	private readonly broker: Broker;
+	private readonly projectDir: string;
+	private readonly tempDir: string;
+	private readonly limits: Limits;
+
+	constructor(private readonly options: IsolatedRunnerOptions) {
+		const { config } = options;
+		this.projectDir = real(config.cwd);
+		this.tempDir = real(tmpdir());
+		this.limits = { memoryMb: config.maxMemoryMb, outputBytes: OUTPUT_CAP_BYTES, networkOff: config.policy === "strict" };
+		this.broker = new Broker({
+			policy: config.policy,
+			projectDir: this.projectDir,
+			tempDir: this.tempDir,
+			protectedDirs: [real(config.toolboxDir), ...(options.protectedDirs ?? []).map(real)],
+			grants: options.grants,
+			audit: options.audit,
+			commandEnv: safeEnvironment(process.env),
+		});
+	}
+
+	/** Starts the host ahead of the first call (the first call then costs a warm call, not a process start). */
+	warm(): void {
+		this.ensureHost().catch(() => undefined);
+	}
+
+	private inlineGranted(tool: string): boolean {
+		return this.options.config.policy !== "strict" && this.options.grants.get(this.projectDir, tool).allow.includes("inline");
+	}
+
+	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file) => {
+		const outcome = await this.dispatch(PREFLIGHT, "", undefined, this.options.config.timeoutMs, (callId, host) =>
+			host.send({ type: "preflight", callId, stagedPath, code: cjs, expectedName, file, limits: this.limits }),
+		);
+		if (!outcome.ok) {
+			const error = outcome.error.phase === "timeout"
+				? new ForgeError("load", `Loading ${file} did not finish within ${this.options.config.timeoutMs} ms: its top-level code never ends.`, { hint: "Keep top-level code to the template; the logic runs inside execute." })
+				: outcome.error;
+			return fail(error);
+		}
+		return ok(outcome.value as ModuleShape);
+	};
+
+	async run(request: RunRequest): Promise<Result<unknown>> {
+		const { tool } = request;
+		if (this.inlineGranted(tool.name)) return this.inline.run(request);
+		const started = performance.now();
+		const outcome = await this.dispatch(tool.name, tool.hash, request.host, request.timeoutMs, (callId, host) =>
+			host.send({ type: "call", callId, tool: { name: tool.name, hash: tool.hash, file: tool.file, path: tool.path, code: tool.code.code, map: tool.code.map }, params: request.params, context: { cwd: request.cwd, hasUI: request.host.hasUI }, limits: this.limits }),
+			request.signal,
+		);
+		this.options.audit.append({
+			at: new Date().toISOString(),
+			tool: tool.name,
+			version: tool.hash,
+			durationMs: Math.round(performance.now() - started),
+			outcome: outcome.ok ? "ok" : outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory" ? outcome.error.phase : "error",
+			...(outcome.ok ? {} : { detail: outcome.error.message.slice(0, 300) }),
+		});
+		return outcome;
+	}
+
+	/** Sends one job to the host and settles it by its result, its deadline, cancellation or the host's death. */
+	private async dispatch(
+		tool: string,
+		hash: string,
+		host: RunHost | undefined,
+		timeoutMs: number,
+		send: (callId: number, host: HostProcess) => void,
+		signal?: AbortSignal,
+	): Promise<Result<unknown>> {
+		let process: HostProcess;
+		try {
+			process = await this.ensureHost();
+		} catch (error) {
+			return fail(new ForgeError("runtime", `The isolated runner could not start: ${(error as Error).message}`, { hint: "Check that Node can start child processes here; PI_FORGE_DIR and the temp dir must exist." }));
+		}
+		const callId = this.nextId++;
+		return new Promise<Result<unknown>>((resolve) => {
+			const entry: Pending = {
+				callId,
+				tool,
+				hash,
+				host,
+				armedAt: 0,
+				remaining: timeoutMs,
+				pauses: 0,
+				children: new Set(),
+				finish: (result) => {
+					if (!this.pending.has(callId)) return;
+					this.pending.delete(callId);
+					clearTimeout(entry.timer);
+					signal?.removeEventListener("abort", onAbort);
+					for (const child of entry.children) killGroup(child);
+					resolve(result);
+				},
+				onTimeout: () => {
+					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
+						hint: "Make the tool finish sooner (less input, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
+					})));
+					this.stopTool(tool);
+				},
+			};
+			const onAbort = () => {
+				process.send({ type: "cancel", callId });
+				entry.finish(fail(new ForgeError("aborted", `'${tool}' was cancelled.`)));
+				setTimeout(() => this.stopTool(tool), STOP_GRACE_MS).unref();
+			};
+			this.pending.set(callId, entry);
+			this.armDeadline(entry);
+			if (signal?.aborted) return onAbort();
+			signal?.addEventListener("abort", onAbort, { once: true });
+			send(callId, process);
+		});
+	}
+
+	private armDeadline(entry: Pending): void {
+		entry.armedAt = Date.now();
+		entry.timer = setTimeout(entry.onTimeout, entry.remaining);
+	}
+
+	/** The deadline does not run while a person is asked for a grant. */
+	private pause(entry: Pending): () => void {
+		if (entry.pauses++ === 0) {
+			clearTimeout(entry.timer);
+			entry.remaining -= Date.now() - entry.armedAt;
+		}
+		let resumed = false;
+		return () => {
+			if (resumed) return;
+			resumed = true;
+			if (--entry.pauses === 0 && this.pending.get(entry.callId) === entry) this.armDeadline(entry);
+		};
+	}
+
+	/** Stops a tool's worker; if it is not gone within the grace period, the whole host goes. */
+	private stopTool(tool: string): void {
+		if (!this.host?.alive || this.stopping.has(tool)) return;
+		this.host.send({ type: "stop", tool });
+		const backstop = setTimeout(() => {
+			this.stopping.delete(tool);
+			this.host?.kill();
+		}, STOP_GRACE_MS);
+		backstop.unref();
+		this.stopping.set(tool, backstop);
+	}
+
+	private onMessage(message: FromHost): void {
+		switch (message.type) {
+			case "result":
+			case "preflight-result": {
+				const entry = this.pending.get(message.callId);
+				if (!entry) return;
+				if (message.ok) entry.finish(ok(message.type === "result" ? message.output : message.shape));
+				else entry.finish(fail(toForgeError(message.error)));
+				return;
+			}
+			case "stopped":
+				clearTimeout(this.stopping.get(message.tool));
+				this.stopping.delete(message.tool);
+				return;
+			case "notify":
+				this.pending.get(message.callId)?.host?.notify(message.message, message.level);
+				return;
+			case "broker": {
+				const entry = this.pending.get(message.callId);
+				const call = {
+					tool: entry?.tool ?? "(unknown)",
+					hash: entry?.hash ?? "",
+					host: entry?.host,
+					pause: entry ? () => this.pause(entry) : () => () => undefined,
+					children: entry?.children ?? new Set<ChildProcess>(),
+				};
+				void this.broker.handle(message.request, call).then((reply) => this.host?.send({ type: "broker-reply", requestId: message.requestId, reply }));
+				return;
+			}
+		}
+	}
+
+	private onExit(reason: string): void {
+		this.host = undefined;
+		this.starting = undefined;
+		for (const timer of this.stopping.values()) clearTimeout(timer);
+		this.stopping.clear();
+		for (const entry of [...this.pending.values()]) {
+			entry.finish(fail(new ForgeError("runtime", `The tool's runner stopped: ${reason}.`, { hint: "The runner restarts on the next call; if this repeats, the tool may be exhausting memory." })));
+		}
+	}
+
+	private ensureHost(): Promise<HostProcess> {
+		if (this.host?.alive) return Promise.resolve(this.host);
+		this.starting ??= (async () => {
+			const { config } = this.options;
+			const bundle = await hostBundle(this.options.runtimeDir);
+			const host = new HostProcess((message) => this.onMessage(message), (reason) => this.onExit(reason));
+			const typeboxPath = createRequire(import.meta.url).resolve("@sinclair/typebox");
+			await host.start({
+				bundle,
+				cwd: config.cwd,
+				readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), packageRoot(typeboxPath, "@sinclair/typebox")],
+				env: safeEnvironment(process.env),
+				typeboxPath,
+				rssLimitMb: config.maxMemoryMb + 512,
+			});
+			this.host = host;
+			return host;
+		})();
+		this.starting.catch(() => {
+			this.starting = undefined;
+		});
+		return this.starting;
+	}
+
+	forget(name: string): void {
+		this.inline.forget(name);
+		if (this.host?.alive) this.host.send({ type: "stop", tool: name });
+	}
+
+	async dispose(): Promise<void> {
+		for (const entry of [...this.pending.values()]) entry.finish(fail(new ForgeError("aborted", `'${entry.tool}' was stopped: pi is shutting down.`)));
+		this.host?.kill();
+		this.host = undefined;
+		await this.options.audit.flush();
+		await this.inline.dispose();
+	}
+}
+
+function toForgeError(error: WireError): ForgeError {
+	return new ForgeError(error.phase, error.message, { location: error.location, stack: error.stack, hint: error.hint, notes: error.notes });
+}
+
+/** Symlinks resolved (macOS's /tmp is /private/tmp); the path itself when it does not exist yet. */
+function real(path: string): string {
+	try {
+		return realpathSync.native(path);
+	} catch {
+		return path;
+	}
+}
+
+/** `/x/node_modules/@sinclair/typebox/build/cjs/index.js` → `/x/node_modules/@sinclair/typebox`. */
+function packageRoot(entry: string, name: string): string {
+	const marker = `${sep}node_modules${sep}${name}${sep}`;
+	const index = entry.lastIndexOf(marker);
+	return index >= 0 ? entry.slice(0, index + marker.length - 1) : dirname(entry);
+}
+
+export const RUNTIME_DIR_NAME = join("forge", "runtime");

@@ -1,0 +1,137 @@
+// Messages between pi's process (the parent), the runner host (a child process under Node's permission model)
+// and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable.
+import type { MessagePort } from "node:worker_threads";
+import type { ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
+import type { ToolOutput } from "../result.ts";
+
+/** What the host needs to run a tool: the code itself, never a path into the toolbox. */
+export interface HostTool {
+	name: string;
+	hash: string;
+	file: string;
+	path: string;
+	code: string;
+	map: string;
+}
+
+export interface Limits {
+	memoryMb: number;
+	/** Cap on the text a tool's output may carry across the boundary. */
+	outputBytes: number;
+	/** Remove fetch, WebSocket and friends from the tool's globals (strict policy; best effort). */
+	networkOff: boolean;
+}
+
+export interface CallContext {
+	cwd: string;
+	hasUI: boolean;
+}
+
+/** A ForgeError as data. */
+export interface WireError {
+	phase: ForgePhase;
+	message: string;
+	location?: SourceLocation;
+	stack?: string[];
+	hint?: string;
+	notes?: string[];
+	/** Node's error code (ENOENT…) for errors a tool may test for. */
+	code?: string;
+}
+
+/** A file operation, named after its `fs/promises` function; paths already absolute. */
+export interface FsRequest {
+	kind: "fs";
+	action: string;
+	args: unknown[];
+}
+
+/** A command: a program with arguments, or (shell: true) a command line for the shell. */
+export interface ExecRequest {
+	kind: "exec";
+	file: string;
+	args: string[];
+	shell: boolean;
+	cwd?: string;
+	input?: string;
+	env?: Record<string, string>;
+	timeoutMs?: number;
+	maxBuffer?: number;
+}
+
+export interface EnvRequest {
+	kind: "env";
+	name: string;
+}
+
+/** A tool reached for a part of pi's ExtensionAPI that only exists in pi's process. */
+export interface InlineRequest {
+	kind: "inline";
+	member: string;
+}
+
+export type BrokerRequest = FsRequest | ExecRequest | EnvRequest | InlineRequest;
+
+export type BrokerReply = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+export interface ExecResult {
+	stdout: string;
+	stderr: string;
+	status: number | null;
+	signal: string | null;
+	/** Set when the command could not be started or exceeded its limits. */
+	error?: string;
+}
+
+export interface PreflightShape {
+	name: string;
+	description: string;
+	parameters: Record<string, unknown>;
+}
+
+// parent → host
+export type ToHost =
+	| { type: "call"; callId: number; tool: HostTool; params: Record<string, unknown>; context: CallContext; limits: Limits }
+	| { type: "cancel"; callId: number }
+	| { type: "stop"; tool: string }
+	| { type: "preflight"; callId: number; stagedPath: string; code: string; expectedName: string; file: string; limits: Limits }
+	| { type: "broker-reply"; requestId: number; reply: BrokerReply };
+
+// host → parent
+export type FromHost =
+	| { type: "ready" }
+	| { type: "result"; callId: number; ok: true; output: ToolOutput }
+	| { type: "result"; callId: number; ok: false; error: WireError }
+	| { type: "preflight-result"; callId: number; ok: true; shape: PreflightShape }
+	| { type: "preflight-result"; callId: number; ok: false; error: WireError }
+	| { type: "broker"; requestId: number; callId: number; request: BrokerRequest }
+	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
+	| { type: "stopped"; tool: string };
+
+// host ↔ worker
+export type ToWorker = { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext } | { type: "cancel"; callId: number };
+
+export type FromWorker =
+	| { type: "result"; callId: number; ok: true; output: ToolOutput }
+	| { type: "result"; callId: number; ok: false; error: WireError }
+	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" };
+
+/** On a worker's broker port: a request, and for a synchronous one the flag the worker sleeps on. */
+export interface PortRequest {
+	requestId: number;
+	callId: number;
+	request: BrokerRequest;
+	wake?: SharedArrayBuffer;
+}
+
+export interface PortReply {
+	requestId: number;
+	reply: BrokerReply;
+}
+
+export interface ToolWorkerData {
+	tool: HostTool;
+	limits: Limits;
+	roots: string[];
+	port: MessagePort;
+}

@@ -1,0 +1,126 @@
+// A worker thread in the runner host that runs one forged tool: its code arrives with the worker (it never reads the
+// toolbox), its modules are the facades, and what it returns or throws goes back as data.
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
+import { ForgeError } from "../../errors/forge-error.ts";
+import { runtimeError } from "../runtime-error.ts";
+import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
+import { normaliseResult, type ToolOutput } from "../result.ts";
+import type { RunnableTool } from "../runner.ts";
+import { createPositionMapper } from "../source-map.ts";
+import { createChildProcessFacade } from "./facades/child-process.ts";
+import { createPiFacade, installEnvironment } from "./facades/environment.ts";
+import { createFsFacade } from "./facades/fs.ts";
+import type { FromWorker, Limits, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
+import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
+
+const data = workerData as ToolWorkerData & { safeEnv: Record<string, string>; typeboxPath: string };
+const post = (message: FromWorker) => parentPort!.postMessage(message);
+const broker = new BrokerClient(data.port);
+const cwd = process.cwd();
+
+harden(data.limits);
+installEnvironment(broker, data.safeEnv);
+
+const { fs, promises } = createFsFacade(broker, data.roots, cwd);
+const childProcess = createChildProcessFacade(broker);
+const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: childProcess };
+const provide = (specifier: string) => {
+	const bare = specifier.replace(/^node:/, "");
+	if (bare in modules) return modules[bare];
+	return createRequire(import.meta.url)(data.typeboxPath);
+};
+const pi = createPiFacade(broker);
+const tool: RunnableTool = { ...data.tool, code: { code: data.tool.code, map: data.tool.map } };
+const mapper = createPositionMapper(data.tool.map);
+
+let execute: ((params: unknown, pi: unknown, ctx: unknown) => unknown) | undefined;
+let loadError: WireError | undefined;
+try {
+	const exports = evaluateModule(data.tool.code, data.tool.path, coreLibraryRequire(data.tool.name, provide));
+	if (typeof exports.execute === "function") execute = exports.execute as typeof execute;
+	else loadError = { phase: "shape", message: `${data.tool.file} does not export an \`execute\` function.` };
+} catch (error) {
+	const mapped = toWire(error);
+	loadError = { ...mapped, phase: mapped.phase === "runtime" ? "load" : mapped.phase, message: `Loading ${data.tool.file} failed: ${mapped.message}` };
+}
+
+const calls = new Map<number, AbortController>();
+
+parentPort!.on("message", (message: ToWorker) => {
+	if (message.type === "cancel") {
+		calls.get(message.callId)?.abort(new Error("cancelled"));
+		return;
+	}
+	void run(message.callId, message.params, message.context);
+});
+
+async function run(callId: number, params: Record<string, unknown>, context: { cwd: string; hasUI: boolean }): Promise<void> {
+	if (!execute) {
+		post({ type: "result", callId, ok: false, error: loadError! });
+		return;
+	}
+	const controller = new AbortController();
+	calls.set(callId, controller);
+	const ctx = {
+		cwd: context.cwd,
+		signal: controller.signal,
+		toolName: data.tool.name,
+		hasUI: context.hasUI,
+		notify: (text: unknown, level: "info" | "warning" | "error" = "info") => post({ type: "notify", callId, message: String(text), level }),
+	};
+	try {
+		const value = await currentCall.run({ callId }, () => execute!(params, pi, ctx));
+		post({ type: "result", callId, ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes) });
+	} catch (error) {
+		post({ type: "result", callId, ok: false, error: toWire(error) });
+	} finally {
+		calls.delete(callId);
+	}
+}
+
+function toWire(error: unknown): WireError {
+	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
+	const mapped = runtimeError(error, tool, mapper);
+	const wire: WireError = { phase: mapped.phase, message: mapped.message, location: mapped.details.location, stack: mapped.details.stack, hint: mapped.details.hint };
+	if (error instanceof BrokerError) {
+		return { ...wire, phase: error.wire.phase, message: error.wire.message, hint: error.wire.hint ?? wire.hint, notes: error.wire.notes };
+	}
+	return wire;
+}
+
+/** Text beyond the cap never crosses the thread boundary (pi truncates further for the model). */
+function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
+	let budget = maxBytes;
+	const content = output.content.map((block) => {
+		if (block.type !== "text") return block;
+		const bytes = Buffer.byteLength(block.text);
+		if (bytes <= budget) {
+			budget -= bytes;
+			return block;
+		}
+		const kept = Buffer.from(block.text).subarray(0, Math.max(0, budget)).toString();
+		budget = 0;
+		return { type: "text" as const, text: `${kept}\n[output cut at ${Math.round(maxBytes / 1024)} KB of ${Math.round(bytes / 1024)} KB]` };
+	});
+	return { ...output, content };
+}
+
+/** Takes from the tool's process object what would reach past the worker: native bindings, signals, exit. */
+function harden(limits: Limits): void {
+	const refuse = (name: string, advice: string) => () => {
+		throw Object.assign(new Error(`process.${name} is not available to forged tools: ${advice}`), { code: "ERR_FORGE_UNSUPPORTED" });
+	};
+	const proc = process as unknown as Record<string, unknown>;
+	for (const name of ["binding", "_linkedBinding", "dlopen", "getBuiltinModule", "kill", "abort", "reallyExit", "setuid", "setgid", "seteuid", "setegid", "setgroups", "chdir"]) {
+		if (name in proc) proc[name] = refuse(name, "it reaches outside the tool.");
+	}
+	proc.exit = refuse("exit", "return a value to finish, or throw an Error to fail.");
+	if (limits.networkOff) {
+		for (const name of ["fetch", "WebSocket", "EventSource", "Request", "Response", "Headers"]) delete (globalThis as Record<string, unknown>)[name];
+	}
+	// A rejection nobody awaited, or a throw from a timer, must not take the worker (and other calls) down.
+	process.on("unhandledRejection", () => undefined);
+	process.on("uncaughtException", () => undefined);
+}

@@ -1,0 +1,37 @@
+// Puts a toolbox together for a project: configuration, grants, audit log, the isolated runner; then opens it.
+// pi's wiring and the command line both start here.
+import { dirname, join } from "node:path";
+import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
+import { AuditLog } from "../policy/audit-log.ts";
+import { GrantsStore } from "../policy/grants-store.ts";
+import { IsolatedRunner } from "../runtime/isolated/isolated-runner.ts";
+import { Toolbox, type OpenReport } from "./toolbox.ts";
+
+export interface OpenedToolbox {
+	toolbox: Toolbox;
+	runner: IsolatedRunner;
+	config: ForgeConfig;
+	grants: GrantsStore;
+	problems: ConfigProblem[];
+	report: OpenReport;
+}
+
+export const AUDIT_FILE = ".forge-audit.jsonl";
+
+export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env): Promise<OpenedToolbox> {
+	const { config, problems } = loadConfig(cwd, env);
+	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
+	await grants.load();
+	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE));
+	const runner = new IsolatedRunner({
+		config,
+		grants,
+		audit,
+		runtimeDir: join(config.forgeHome, "runtime"),
+		// The forge's own settings are as untouchable as the toolbox.
+		protectedDirs: [config.forgeHome, dirname(config.projectConfigFile)],
+	});
+	const toolbox = new Toolbox(config, runner);
+	const report = await toolbox.open();
+	return { toolbox, runner, config, grants, problems, report };
+}
