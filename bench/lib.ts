@@ -3,6 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readConfig } from "../src/config.ts";
+import { InlineRunner } from "../src/runtime/inline-runner.ts";
+import type { RunHost } from "../src/runtime/runner.ts";
+import { openToolbox } from "../src/toolbox/open-toolbox.ts";
+import { Toolbox } from "../src/toolbox/toolbox.ts";
+import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, "results");
@@ -47,6 +53,35 @@ export function tempDir(prefix: string): { path: string; cleanup: () => void } {
 /** Env for readConfig: the bench must never write to a toolbox named by the caller's environment. */
 export function benchEnv(): Record<string, string | undefined> {
 	return { ...process.env, PI_FORGE_DIR: undefined, PI_FORGE_POLICY: undefined, PI_FORGE_TIMEOUT_MS: undefined };
+}
+
+// ---- toolboxes ------------------------------------------------------------------------------------------------
+
+/** The host side of a call, as pi's wiring provides it (no UI). */
+export const benchHost: RunHost = { pi: {}, hasUI: false, notify() {} };
+
+/** A toolbox on `cwd` with the inline runner (pi's process). */
+export async function inlineToolbox(cwd: string, env: Record<string, string | undefined> = {}): Promise<Toolbox> {
+	mkdirSync(cwd, { recursive: true });
+	const toolbox = new Toolbox(readConfig(cwd, { ...benchEnv(), ...env }).config, new InlineRunner());
+	await toolbox.open();
+	return toolbox;
+}
+
+/**
+ * A toolbox on `cwd` with the isolated runner, put together as pi does it (openToolbox). Grants and the host bundle
+ * live under `agentDir`: share one agent dir across a run so the bundle is built once, as in one pi process.
+ */
+export async function isolatedToolbox(cwd: string, agentDir: string, env: Record<string, string | undefined> = {}): Promise<{ toolbox: Toolbox; runner: IsolatedRunner; rederived: string[] }> {
+	mkdirSync(cwd, { recursive: true });
+	const opened = await openToolbox(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir, ...env });
+	return { toolbox: opened.toolbox, runner: opened.runner, rederived: opened.report.rederived };
+}
+
+/** Toolbox.use() that throws on a failed call. */
+export async function useOk(toolbox: Toolbox, name: string, args: unknown): Promise<void> {
+	const result = await toolbox.use(name, args, { host: benchHost });
+	if (!result.ok) throw new Error(`${name} failed: ${result.error.message}`);
 }
 
 // ---- printing -------------------------------------------------------------------------------------------------

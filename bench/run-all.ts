@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_DIR, type BenchResult, RESULTS_DIR, table } from "./lib.ts";
 
-const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead"];
+const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead"];
 
 const failed: string[] = [];
 for (const bench of BENCHES) {

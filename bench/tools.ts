@@ -41,3 +41,19 @@ export function toolSpec(prefix: string, i: number): ToolSpec {
 	];
 	return { name: `${prefix}-${["scale", "topwords", "byext", "grep", "csv"][i % 5]}-${i}`, ...kinds[i % 5] };
 }
+
+/** Valid arguments for tool `i` of toolSpec; `samplePath` is a text file the grep shape may read (absolute). */
+export function toolArgs(i: number, samplePath: string): Record<string, unknown> {
+	switch (i % 5) {
+		case 0:
+			return { values: [1, 2, 3, 4, i] };
+		case 1:
+			return { text: "the quick brown fox jumps over the lazy dog the end" };
+		case 2:
+			return { files: ["src/a.ts", "src/b.ts", "README.md", "Makefile"] };
+		case 3:
+			return { path: samplePath, needle: "forge" };
+		default:
+			return { csv: "name,size\nalpha,1\nbeta,2\ngamma,3" };
+	}
+}
