@@ -28,31 +28,35 @@ export interface ModelFormatOptions {
 	maxSourceLines?: number;
 	/** Cap on any single JSON block (arguments, schema). */
 	maxJsonChars?: number;
+	/** Scrubbing for what reaches the model: `prose` for messages, stacks and arguments, `code` for frames and listings. */
+	redact?: { prose(text: string): string; code(text: string): string };
 }
 
 /** The full repair signal for the model. */
 export function formatForModel(error: ForgeError, options: ModelFormatOptions = {}): string {
 	const { tool, location, source, hint, stack, args, schema, notes } = error.details;
 	const maxJson = options.maxJsonChars ?? 2000;
+	const prose = options.redact?.prose ?? ((text: string) => text);
+	const code = options.redact?.code ?? ((text: string) => text);
 	const out: string[] = [];
 
 	out.push(`Agent Forge: ${PHASE_TITLES[error.phase]}${tool ? ` in tool '${tool}'` : ""} (phase: ${error.phase})`);
-	out.push(error.message);
-	if (notes?.length) out.push(...notes.map((note) => `  - ${note}`));
+	out.push(prose(error.message));
+	if (notes?.length) out.push(...notes.map((note) => `  - ${prose(note)}`));
 
 	if (location) {
 		const logicLine = source ? logicLineOf(source, location.line) : undefined;
 		const where = `${location.file}:${location.line}:${location.column}`;
 		out.push("", `at ${where}${logicLine ? ` (line ${logicLine} of the logic)` : ""}`);
-		if (source) out.push(codeFrame(source, location.line, location.column));
+		if (source) out.push(code(codeFrame(source, location.line, location.column)));
 	}
-	if (stack?.length) out.push("", "Stack (lines of the forged file):", ...stack.map((frame) => `  ${frame}`));
-	if (args !== undefined) out.push("", `Arguments: ${boundedJson(args, maxJson)}`);
+	if (stack?.length) out.push("", "Stack (lines of the forged file):", ...stack.map((frame) => `  ${prose(frame)}`));
+	if (args !== undefined) out.push("", `Arguments: ${prose(boundedJson(args, maxJson))}`);
 	if (schema !== undefined) out.push("", `Parameters schema: ${boundedJson(schema, maxJson)}`);
-	if (hint) out.push("", `Hint: ${hint}`);
+	if (hint) out.push("", `Hint: ${prose(hint)}`);
 	if (source) {
 		const file = location?.file ?? (tool ? `forge-${tool}.ts` : "the forged file");
-		out.push("", `Source of ${file}:`, numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line }));
+		out.push("", `Source of ${file}:`, code(numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line })));
 	}
 	return out.join("\n");
 }

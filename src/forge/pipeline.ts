@@ -1,9 +1,10 @@
-// The forge pipeline: name → description → schema → render → transpile → imports → stage → preflight → promote.
+// The forge pipeline: name → description → schema → render → secrets → transpile → imports → stage → preflight → promote.
 // Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
 import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
 import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/tool-files.ts";
+import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
@@ -58,6 +59,16 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 
 	const file = tsFileOf(tool);
 	const { source } = renderTool(deps.template, { name: tool, description: description.value, parameters: parameters.value, logic: logic.value });
+	const secrets = findSecrets(source);
+	if (secrets.length > 0) {
+		const refusal = secretRefusal(secrets, file);
+		return withTool(new ForgeError("secrets", refusal.message, {
+			location: { file, line: refusal.line, column: refusal.column },
+			notes: refusal.notes.slice(1),
+			source,
+			hint: "Remove the credential from the logic and read it at run time with process.env.NAME (the tool will ask for that variable).",
+		}));
+	}
 	const now = (deps.now ?? (() => new Date()))().toISOString();
 	const meta: ToolMeta = {
 		name: tool,

@@ -15,7 +15,7 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.use(name, params, { signal, host: runHostFor(pi, ctx) });
-			if (!result.ok) throw toPiError(result.error);
+			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			const { content, details, truncated } = truncateOutput(result.value);
 			return { content, details: { tool: name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
 		},

@@ -38,7 +38,7 @@ export class ForgeSession {
 				this.opened = undefined;
 				throw toPiError(new ForgeError("store", `The toolbox could not be opened: ${(error as Error).message}`, {
 					hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
-				}, { cause: error }));
+				}, { cause: error }), cwd);
 			}
 			box.onEvent((event) => {
 				if (event.type === "forged") this.registerDirect(box.get(event.name));

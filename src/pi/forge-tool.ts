@@ -40,7 +40,7 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 		async execute(_toolCallId, params: ForgeToolInput, _signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.forge(params, session.takenNames());
-			if (!result.ok) throw toPiError(result.error);
+			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			return { content: [{ type: "text", text: forgeSuccessText(result.value) }], details: forgeDetails(result.value) };
 		},
 	};

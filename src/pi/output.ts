@@ -1,8 +1,11 @@
 // The pi boundary for results: truncate output as pi's own tools do, and turn ForgeErrors into the throw pi expects.
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "@mariozechner/pi-coding-agent";
+import { realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import type { ForgeError } from "../errors/forge-error.ts";
 import { formatForModel } from "../errors/format.ts";
 import type { ContentBlock, ToolOutput } from "../runtime/result.ts";
+import { redactForModel, redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 
 export interface TruncatedOutput extends ToolOutput {
 	truncated: boolean;
@@ -21,7 +24,23 @@ export function truncateOutput(output: ToolOutput): TruncatedOutput {
 	return { content, details: output.details, truncated: truncation.truncated };
 }
 
-/** pi sets isError when execute throws, and sends only `error.message`: so the message is the whole repair signal. */
-export function toPiError(error: ForgeError): Error {
-	return new Error(formatForModel(error));
+/**
+ * pi sets isError when execute throws, and sends only `error.message`: so the message is the whole repair signal —
+ * with secrets and host paths outside the project (`cwd`) redacted.
+ */
+export function toPiError(error: ForgeError, cwd: string = process.cwd()): Error {
+	const context = { projectDir: realOrSelf(cwd), homeDir: homedir(), tempDir: realOrSelf(tmpdir()), secretValues: sensitiveEnvValues(process.env) };
+	return new Error(
+		formatForModel(error, {
+			redact: { prose: (text) => redactForModel(text, context), code: (text) => redactSecrets(text, context.secretValues) },
+		}),
+	);
+}
+
+function realOrSelf(path: string): string {
+	try {
+		return realpathSync.native(path);
+	} catch {
+		return path;
+	}
 }

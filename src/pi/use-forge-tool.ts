@@ -26,7 +26,7 @@ export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI): Too
 		async execute(_toolCallId, params: UseForgeToolInput, signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.use(params.name, params.args ?? {}, { signal, host: runHostFor(pi, ctx) });
-			if (!result.ok) throw toPiError(result.error);
+			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			const { content, details, truncated } = truncateOutput(result.value);
 			return { content, details: { tool: params.name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
 		},

@@ -2,6 +2,7 @@
 import type { ValidateFunction } from "ajv";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { compileSchema } from "./ajv.ts";
+import { fieldPath } from "./field-path.ts";
 import type { JsonSchema } from "./parameters-schema.ts";
 
 const validators = new Map<string, { hash: string; validate: ValidateFunction }>();
@@ -40,9 +41,9 @@ export function validateArguments(tool: string, hash: string, schema: JsonSchema
 	if (validate(copy)) return ok(copy);
 
 	const notes = (validate.errors ?? []).map((e) => {
-		const field = e.keyword === "required" ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath;
+		const pointer = e.keyword === "required" ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath;
 		const extra = e.keyword === "additionalProperties" ? ` ('${(e.params as { additionalProperty: string }).additionalProperty}')` : "";
-		return `${field || "(root)"}: ${e.message}${extra}`;
+		return `${fieldPath("params", pointer)}: ${e.message}${extra}`;
 	});
 	return fail(
 		new ForgeError("arguments", `Invalid arguments for '${tool}':`, {

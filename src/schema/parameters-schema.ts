@@ -1,6 +1,7 @@
 // Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { compileSchema, forAjv, sharedAjv } from "./ajv.ts";
+import { fieldPath } from "./field-path.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -50,7 +51,7 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		return fail(new ForgeError("schema", `parametersSchema cannot be checked: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
 	}
 	if (!valid) {
-		const notes = (ajv.errors ?? []).map((e) => `${e.instancePath || "(root)"}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
+		const notes = (ajv.errors ?? []).map((e) => `${fieldPath("parametersSchema", e.instancePath)}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
 		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
 	}
 	try {

@@ -53,7 +53,7 @@ describe("refusals through the real pi", () => {
 		const event = await forge({ name: "bad-schema", parametersSchema: { type: "object", properties: { who: { type: "text" } } } });
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: schema)");
-		expect(event.text).toContain("/properties/who/type");
+		expect(event.text).toContain("parametersSchema.properties.who.type");
 	});
 
 	it("a schema that is not an object schema", async () => {
@@ -92,7 +92,7 @@ describe("refusals through the real pi", () => {
 		const event = await call("use_forge_tool", { name: "greet", args: { whom: "Ada" } });
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: arguments)");
-		expect(event.text).toContain("/who: must have required property 'who'");
+		expect(event.text).toContain("params.who: must have required property 'who'");
 		expect(event.text).toContain('Parameters schema: {\n  "type": "object"');
 	});
 

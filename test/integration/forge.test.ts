@@ -88,3 +88,17 @@ describe("forge", () => {
 		expect(!result.ok && result.error.details.source).toContain("top-level boom");
 	});
 });
+
+describe("credentials in the logic", () => {
+	it("are refused at forge time, located, and nothing is written", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		await toolbox.flush();
+		const before = await snapshot(dir);
+		const result = await toolbox.forge(toolRequest("leaky", 'const key = "sk-proj-4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j";\nreturn key.length;'), new Map());
+		expect(!result.ok && result.error.phase).toBe("secrets");
+		expect(!result.ok && result.error.message).toContain("OpenAI API key");
+		expect(!result.ok && result.error.message).not.toContain("4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j");
+		expect(!result.ok && result.error.details.location?.line).toBeGreaterThan(20);
+		expect(await snapshot(dir)).toEqual(before);
+	});
+});

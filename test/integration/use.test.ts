@@ -21,10 +21,10 @@ describe("use", () => {
 		const toolbox = await boxWith("throw new Error('must not run');");
 		const missing = await toolbox.use("subject", {}, { host });
 		expect(!missing.ok && missing.error.phase).toBe("arguments");
-		expect(!missing.ok && missing.error.details.notes).toEqual(["/text: must have required property 'text'"]);
+		expect(!missing.ok && missing.error.details.notes).toEqual(["params.text: must have required property 'text'"]);
 		expect(!missing.ok && missing.error.details.schema).toMatchObject({ required: ["text"] });
 		const wrongShape = await toolbox.use("subject", { text: { nested: true } }, { host });
-		expect(!wrongShape.ok && wrongShape.error.details.notes).toEqual(["/text: must be string"]);
+		expect(!wrongShape.ok && wrongShape.error.details.notes).toEqual(["params.text: must be string"]);
 		const notObject = await toolbox.use("subject", ["text"], { host });
 		expect(!notObject.ok && notObject.error.message).toContain("args must be an object");
 	});

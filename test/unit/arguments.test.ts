@@ -43,23 +43,23 @@ describe("validateArguments", () => {
 	it("names a missing required field", () => {
 		const error = refusal("required", "h1", schema, { count: 1 });
 		expect(error.message).toBe("Invalid arguments for 'required':");
-		expect(error.details.notes).toEqual(["/text: must have required property 'text'"]);
+		expect(error.details.notes).toEqual(["params.text: must have required property 'text'"]);
 	});
 
 	it("names a field of the wrong type", () => {
 		const error = refusal("wrong-type", "h1", schema, { text: "x", count: "many" });
-		expect(error.details.notes).toEqual(["/count: must be number"]);
+		expect(error.details.notes).toEqual(["params.count: must be number"]);
 	});
 
 	it("lists every bad field at once", () => {
 		const error = refusal("all-errors", "h1", schema, { count: "many" });
-		expect(error.details.notes).toEqual(["/text: must have required property 'text'", "/count: must be number"]);
+		expect(error.details.notes).toEqual(["params.text: must have required property 'text'", "params.count: must be number"]);
 	});
 
 	it("names the extra key when additionalProperties is false", () => {
 		const closed = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
 		const error = refusal("closed", "h1", closed, { a: "x", extra: 1 });
-		expect(error.details.notes).toEqual(["(root): must NOT have additional properties ('extra')"]);
+		expect(error.details.notes).toEqual(["params: must NOT have additional properties ('extra')"]);
 	});
 
 	it("refuses args that are not an object, naming what they are", () => {
@@ -92,7 +92,7 @@ describe("validateArguments", () => {
 		const v2 = { type: "object", properties: { n: { type: "number", maximum: 3 } } };
 		expect(validateArguments("recompiled", "v1", v1, { n: 5 }).ok).toBe(true);
 		const error = refusal("recompiled", "v2", v2, { n: 5 });
-		expect(error.details.notes).toEqual(["/n: must be <= 3"]);
+		expect(error.details.notes).toEqual(["params.n: must be <= 3"]);
 	});
 
 	it("recompiles after forgetValidator, even with the same hash", () => {
@@ -100,7 +100,7 @@ describe("validateArguments", () => {
 		const v2 = { type: "object", properties: { n: { type: "string" } } };
 		expect(validateArguments("forgotten", "same", v1, { n: 1 }).ok).toBe(true);
 		forgetValidator("forgotten");
-		expect(refusal("forgotten", "same", v2, { n: [] }).details.notes).toEqual(["/n: must be string"]);
+		expect(refusal("forgotten", "same", v2, { n: [] }).details.notes).toEqual(["params.n: must be string"]);
 	});
 });
 
@@ -110,6 +110,19 @@ describe("validators of schemas with an $id", () => {
 		const v2 = { type: "object", $id: "shared", properties: { b: { type: "number" } }, required: ["b"] };
 		expect(validateArguments("idtool", "h1", v1, { a: "x" }).ok).toBe(true);
 		const result = validateArguments("idtool", "h2", v2, { a: "x" });
-		expect(!result.ok && result.error.details.notes).toEqual(["/b: must have required property 'b'"]);
+		expect(!result.ok && result.error.details.notes).toEqual(["params.b: must have required property 'b'"]);
+	});
+});
+
+describe("fieldPath", async () => {
+	const { fieldPath } = await import("../../src/schema/field-path.ts");
+	it.each([
+		["", "params"],
+		["/text", "params.text"],
+		["/items/0/name", "params.items[0].name"],
+		["/a~1b/c~0d", 'params["a/b"]["c~d"]'],
+		["/with space", 'params["with space"]'],
+	])("%s → %s", (pointer, expected) => {
+		expect(fieldPath("params", pointer)).toBe(expected);
 	});
 });

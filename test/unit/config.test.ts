@@ -7,8 +7,17 @@ const cwd = resolve("/projects/demo");
 
 describe("readConfig", () => {
 	it("uses the defaults with an empty environment", () => {
-		expect(readConfig(cwd, {})).toEqual({
-			config: { toolboxDir: join(cwd, ".pi", "forge", "extensions"), timeoutMs: 30_000, maxMemoryMb: 512, policy: "prompt", cwd },
+		expect(readConfig(cwd, { PI_CODING_AGENT_DIR: "/agent" })).toEqual({
+			config: {
+				toolboxDir: join(cwd, ".pi", "forge", "extensions"),
+				timeoutMs: 30_000,
+				maxMemoryMb: 512,
+				policy: "prompt",
+				cwd,
+				agentDir: "/agent",
+				forgeHome: join("/agent", "forge"),
+				projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
+			},
 			problems: [],
 		});
 		expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
@@ -71,5 +80,26 @@ describe("limits beyond Node's timers", () => {
 		const { config, problems } = readConfig("/project", { PI_FORGE_TIMEOUT_MS: "3000000000" });
 		expect(config.timeoutMs).toBe(30_000);
 		expect(problems[0].variable).toBe("PI_FORGE_TIMEOUT_MS");
+	});
+});
+
+describe("config files", () => {
+	const files = (global?: object | string, project?: object | string) => [
+		{ path: "/agent/forge/config.json", text: global === undefined ? undefined : typeof global === "string" ? global : JSON.stringify(global) },
+		{ path: "/p/.pi/forge/config.json", text: project === undefined ? undefined : typeof project === "string" ? project : JSON.stringify(project) },
+	];
+
+	it("the project file wins over the global one, and the environment over both", () => {
+		expect(readConfig("/p", {}, files({ policy: "strict", timeoutMs: 1000 }, { policy: "permissive" })).config).toMatchObject({ policy: "permissive", timeoutMs: 1000 });
+		expect(readConfig("/p", { PI_FORGE_POLICY: "prompt" }, files({ policy: "strict" })).config.policy).toBe("prompt");
+	});
+
+	it("reports a file that is not JSON, or unknown settings, and goes on", () => {
+		const { config, problems } = readConfig("/p", {}, files("{ nope", { polcy: "strict", maxMemoryMb: 128 }));
+		expect(config.maxMemoryMb).toBe(128);
+		expect(problems.map((p) => p.message)).toEqual([
+			expect.stringContaining("/agent/forge/config.json is not valid JSON"),
+			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb)",
+		]);
 	});
 });

@@ -33,3 +33,26 @@ describe("toPiError", () => {
 		expect(error.message).toContain("Hint: fix it");
 	});
 });
+
+describe("toPiError redaction", () => {
+	it("hides secret values, credential formats and host paths outside the project, but keeps the source's own text", () => {
+		process.env.FORGE_TEST_API_TOKEN = "very-secret-token-value-123";
+		try {
+			const source = 'const p = "/etc/hosts";\nreturn p;';
+			const error = new ForgeError("runtime", "failed reading /home/someone/private/notes.txt with very-secret-token-value-123", {
+				tool: "t",
+				source,
+				args: { key: "ghp_7Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8jAbCdEf" },
+				location: { file: "forge-t.ts", line: 1, column: 11 },
+			});
+			const text = toPiError(error, "/work/project").message;
+			expect(text).not.toContain("very-secret-token-value-123");
+			expect(text).not.toContain("/home/someone/private");
+			expect(text).toContain("notes.txt");
+			expect(text).not.toContain("ghp_7Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8jAbCdEf");
+			expect(text).toContain('1 | const p = "/etc/hosts";');
+		} finally {
+			delete process.env.FORGE_TEST_API_TOKEN;
+		}
+	});
+});

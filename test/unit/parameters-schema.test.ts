@@ -69,13 +69,13 @@ describe("validateParametersSchema", () => {
 		const error = refusal({ type: "object", properties: { count: { type: "strin" } } });
 		expect(error.message).toBe("parametersSchema is not a valid JSON Schema:");
 		expect(error.details.notes?.length).toBeGreaterThan(0);
-		expect(error.details.notes?.some((note) => note.startsWith("/properties/count/type: "))).toBe(true);
+		expect(error.details.notes?.some((note) => note.startsWith("parametersSchema.properties.count.type: "))).toBe(true);
 		expect(error.details.notes?.some((note) => note.includes("must be equal to one of the allowed values") && note.includes("string"))).toBe(true);
 	});
 
 	it("notes a required list that is not an array of strings", () => {
 		const error = refusal({ type: "object", required: "text" });
-		expect(error.details.notes?.some((note) => note.startsWith("/required: "))).toBe(true);
+		expect(error.details.notes?.some((note) => note.startsWith("parametersSchema.required: "))).toBe(true);
 	});
 
 	it("refuses a $ref that does not resolve", () => {
