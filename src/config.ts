@@ -14,6 +14,10 @@ export interface ForgeConfig {
 	maxMemoryMb: number;
 	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`). */
 	policy: ForgePolicy;
+	/** Versions kept per tool in `.history/` (`PI_FORGE_HISTORY_LIMIT`, default 50). */
+	historyLimit: number;
+	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
+	quarantineAfter: number;
 	/** The project directory: pi's cwd. */
 	cwd: string;
 	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
@@ -26,6 +30,8 @@ export interface ForgeConfig {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;
+export const DEFAULT_HISTORY_LIMIT = 50;
+export const DEFAULT_QUARANTINE_AFTER = 5;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
@@ -46,9 +52,11 @@ interface FileSettings {
 	policy?: unknown;
 	timeoutMs?: unknown;
 	maxMemoryMb?: unknown;
+	historyLimit?: unknown;
+	quarantineAfter?: unknown;
 }
 
-const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb"];
+const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter"];
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
@@ -90,6 +98,8 @@ export function readConfig(
 			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", settings.timeoutMs, DEFAULT_TIMEOUT_MS),
 			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", settings.maxMemoryMb, DEFAULT_MAX_MEMORY_MB),
 			policy,
+			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", settings.historyLimit, DEFAULT_HISTORY_LIMIT),
+			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", settings.quarantineAfter, DEFAULT_QUARANTINE_AFTER),
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),

@@ -79,7 +79,17 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 		createdAt: deps.previous?.createdAt || now,
 		updatedAt: now,
 	};
+	return promoteSource(meta, source, deps);
+}
 
+/**
+ * The second half of every change of a tool's code (a forge, a roll-back): check the source, stage the pair outside
+ * the live files, preflight-load it where tools run, and only then promote it.
+ */
+export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous">): Promise<Result<Forged>> {
+	const tool = meta.name;
+	const file = tsFileOf(tool);
+	const withTool = (error: ForgeError) => fail(error.with({ tool }));
 	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.
 	const staging = deps.store.stage(tool, source, serializeMeta(meta));
 	staging.catch(() => undefined);

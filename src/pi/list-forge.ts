@@ -39,8 +39,13 @@ export function formatListing(listing: { total: number; matched: number; tools: 
 	return [head, ...listing.tools.map((tool) => formatTool(tool, now))].join("\n");
 }
 
-function formatTool({ entry, health }: ToolView, now: Date): string {
-	const status = entry.status === "ok" ? "ok" : `broken: ${entry.error?.phase ?? "?"}${entry.error?.location ? ` at ${entry.error.location.file}:${entry.error.location.line}` : ""}`;
+function formatTool({ entry, health, state }: ToolView, now: Date): string {
+	const status =
+		state === "broken"
+			? `broken: ${entry.error?.phase ?? "?"}${entry.error?.location ? ` at ${entry.error.location.file}:${entry.error.location.line}` : ""}`
+			: state === "quarantined"
+				? `quarantined: ${health?.consecutiveFailures ?? "?"} failed calls in a row`
+				: "ok";
 	const lastUse = health?.lastUsedAt ? `last used ${relativeTime(new Date(health.lastUsedAt), now)}` : "never used";
 	const params = Object.keys((entry.parameters.properties ?? {}) as object);
 	const description = entry.description.length > MAX_DESCRIPTION ? `${entry.description.slice(0, MAX_DESCRIPTION)}…` : entry.description;

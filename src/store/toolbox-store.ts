@@ -1,22 +1,21 @@
-// The toolbox on disk: listing, reading, staging outside the live files, and atomic promotion with `.bak` copies.
-import { randomUUID } from "node:crypto";
-import { type FileHandle, copyFile, mkdir, open, readFile, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+// The toolbox on disk: listing and reading the per-tool files, the registry, and — under the toolbox lock — the
+// transactional changes of `transaction.ts`. The per-tool files are the truth; everything else is derived.
+import { mkdir, readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
+import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
+import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
+import {
+	type StagedTool,
+	commitPromote,
+	commitRemove,
+	discardStaged,
+	recoverStaging,
+	stageTool,
+} from "./transaction.ts";
 
-/** Where a candidate version waits while it is checked: inside the toolbox folder (same filesystem, so promotion is a rename) but not among the live files. */
-export const STAGING_DIR = ".staging";
-
-export interface StagedTool {
-	name: string;
-	dir: string;
-	tsPath: string;
-	jsonPath: string;
-	/** Settles when both files are on disk (fsynced); promotion waits for it, checks need not. */
-	synced: Promise<void>;
-}
+export type { StagedTool } from "./transaction.ts";
 
 export interface PromoteResult {
 	/** A previous version existed and is now `forge-<name>.ts.bak` / `.json.bak`. */
@@ -24,8 +23,11 @@ export interface PromoteResult {
 	stamps: ToolStamps;
 }
 
+/** Temporary files of interrupted writes: `write-file-atomic`'s `<file>.<n>` and ours. */
+const LEFTOVER = /^(forge-.+\.(ts|json)(\.bak)?\.\d+|forge-registry\.json\.\d+|\.forge-health\.json\.\d+)$/;
+
 export class ToolboxStore {
-	constructor(readonly dir: string) {}
+	constructor(readonly dir: string, private readonly lockOptions: LockOptions = {}) {}
 
 	tsPath(name: string): string {
 		return join(this.dir, tsFileOf(name));
@@ -37,6 +39,11 @@ export class ToolboxStore {
 
 	async ensure(): Promise<void> {
 		await mkdir(this.dir, { recursive: true });
+	}
+
+	/** Runs `fn` holding the toolbox lock (other pi processes wait; a dead holder's lock is taken over). */
+	locked<T>(fn: () => Promise<T>): Promise<T> {
+		return withToolboxLock(this.dir, fn, this.lockOptions);
 	}
 
 	/** Every tool with at least one of its two files, and their stamps. */
@@ -53,7 +60,7 @@ export class ToolboxStore {
 			files.map(async (file) => {
 				const parsed = parseToolFileName(file);
 				if (!parsed) return;
-				const stamp = await this.stampOf(join(this.dir, file));
+				const stamp = await stampOf(join(this.dir, file));
 				if (!stamp) return;
 				const stamps = tools.get(parsed.name) ?? {};
 				stamps[parsed.kind] = stamp;
@@ -64,17 +71,8 @@ export class ToolboxStore {
 	}
 
 	async stampsOf(name: string): Promise<ToolStamps> {
-		const [ts, json] = await Promise.all([this.stampOf(this.tsPath(name)), this.stampOf(this.jsonPath(name))]);
+		const [ts, json] = await Promise.all([stampOf(this.tsPath(name)), stampOf(this.jsonPath(name))]);
 		return { ...(ts ? { ts } : {}), ...(json ? { json } : {}) };
-	}
-
-	private async stampOf(path: string): Promise<FileStamp | undefined> {
-		try {
-			const info = await stat(path);
-			return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
-		} catch {
-			return undefined;
-		}
 	}
 
 	async readSource(name: string): Promise<string | undefined> {
@@ -85,75 +83,59 @@ export class ToolboxStore {
 		return readOptional(this.jsonPath(name));
 	}
 
+	async readBackup(name: string): Promise<string | undefined> {
+		return readOptional(`${this.tsPath(name)}.bak`);
+	}
+
 	async readRegistry(): Promise<string | undefined> {
 		return readOptional(join(this.dir, REGISTRY_FILE));
 	}
 
+	/** Derived and rebuilt when lost: atomic (rename) but not fsynced. */
 	async writeRegistry(text: string): Promise<void> {
 		await this.ensure();
-		// Derived and rebuilt when lost: atomic (rename) but not fsynced.
 		await writeFileAtomic(join(this.dir, REGISTRY_FILE), text, { fsync: false });
 	}
 
-	/** Writes a candidate pair to a fresh staging folder; resolves once written, while the fsync goes on (see `synced`). */
-	async stage(name: string, source: string, metaText: string): Promise<StagedTool> {
-		const dir = join(this.dir, STAGING_DIR, `${name}-${randomUUID().slice(0, 8)}`);
-		await mkdir(dir, { recursive: true });
-		const tsPath = join(dir, tsFileOf(name));
-		const jsonPath = join(dir, jsonFileOf(name));
-		const files = await Promise.all([writeNew(tsPath, source), writeNew(jsonPath, metaText)]);
-		const synced = Promise.all(files.map((handle) => handle.sync().finally(() => handle.close()))).then(() => undefined);
-		synced.catch(() => undefined); // observed by promote(); a discarded candidate may never be awaited
-		return { name, dir, tsPath, jsonPath, synced };
+	async writeMeta(name: string, text: string): Promise<void> {
+		await writeFileAtomic(this.jsonPath(name), text);
 	}
 
-	async discard(staged: StagedTool): Promise<void> {
-		await rm(staged.dir, { recursive: true, force: true });
-		// Leave no empty staging folder among the user's files; another forge may still be using it.
-		await rmdir(join(this.dir, STAGING_DIR)).catch(() => undefined);
+	stage(name: string, source: string, metaText: string): Promise<StagedTool> {
+		return stageTool(this.dir, name, source, metaText);
 	}
 
-	/** Makes the staged pair live: the previous pair becomes `.bak` (copied, so the old version stays live until the rename). */
+	discard(staged: StagedTool): Promise<void> {
+		return discardStaged(this.dir, staged);
+	}
+
+	/** Makes the staged pair live (the previous pair becomes `.bak`). Call with the lock held. */
 	async promote(staged: StagedTool): Promise<PromoteResult> {
-		const { name } = staged;
-		const live = { ts: this.tsPath(name), json: this.jsonPath(name) };
-		await staged.synced;
-		const backedUp = (await this.stampOf(live.ts)) !== undefined;
-		if (backedUp) {
-			await Promise.all([backup(live.ts), backup(live.json)]);
-		}
-		await rename(staged.tsPath, live.ts);
-		await rename(staged.jsonPath, live.json);
-		return { backedUp, stamps: await this.stampsOf(name) };
+		const { backedUp } = await commitPromote(this.dir, staged);
+		return { backedUp, stamps: await this.stampsOf(staged.name) };
 	}
 
-	/** Removes staging folders left behind by an interrupted forge. */
-	async cleanStaging(): Promise<void> {
-		await rm(join(this.dir, STAGING_DIR), { recursive: true, force: true });
+	/** Removes a tool's files (live and `.bak`). Call with the lock held. */
+	remove(name: string): Promise<void> {
+		return commitRemove(this.dir, name);
+	}
+
+	/** Finishes or discards changes a crash interrupted, and removes temporary files. Call with the lock held. */
+	async recover(): Promise<{ rolledForward: string[]; discarded: string[]; leftovers: string[] }> {
+		const staging = await recoverStaging(this.dir);
+		const leftovers = (await readdir(this.dir).catch(() => [] as string[])).filter((file) => LEFTOVER.test(file));
+		await Promise.all(leftovers.map((file) => rm(join(this.dir, file), { force: true })));
+		return { ...staging, leftovers };
 	}
 }
 
-/** Writes a new file and returns its open handle, for the caller to fsync and close. */
-async function writeNew(path: string, data: string): Promise<FileHandle> {
-	const handle = await open(path, "wx");
+async function stampOf(path: string): Promise<FileStamp | undefined> {
 	try {
-		await handle.writeFile(data);
-		return handle;
-	} catch (error) {
-		await handle.close();
-		throw error;
+		const info = await stat(path);
+		return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+	} catch {
+		return undefined;
 	}
-}
-
-async function backup(path: string): Promise<void> {
-	const temp = `${path}.bak.${randomUUID().slice(0, 8)}.tmp`;
-	try {
-		await copyFile(path, temp);
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-		throw error;
-	}
-	await rename(temp, `${path}.bak`);
 }
 
 async function readOptional(path: string): Promise<string | undefined> {

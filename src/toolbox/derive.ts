@@ -1,5 +1,4 @@
 // Derives a tool's registry entry from its files: trusts a pair the forge wrote, re-checks a hand edit, adopts a lone `forge-<name>.ts`.
-import writeFileAtomic from "write-file-atomic";
 import { ForgeError } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import type { PreflightLoader } from "../forge/preflight.ts";
@@ -46,7 +45,7 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		createdAt: meta?.createdAt || at,
 		updatedAt: at,
 	};
-	await writeFileAtomic(store.jsonPath(name), serializeMeta(next));
+	await store.writeMeta(name, serializeMeta(next));
 	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs };
 }
 

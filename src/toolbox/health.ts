@@ -51,6 +51,14 @@ export class HealthStore {
 		this.scheduleFlush();
 	}
 
+	/** A new version starts with a clean slate of consecutive failures (it leaves quarantine). */
+	reset(name: string): void {
+		const health = this.tools.get(name);
+		if (!health || health.consecutiveFailures === 0) return;
+		health.consecutiveFailures = 0;
+		this.scheduleFlush();
+	}
+
 	delete(name: string): void {
 		if (this.tools.delete(name)) this.scheduleFlush();
 	}

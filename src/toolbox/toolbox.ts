@@ -1,25 +1,32 @@
-// The toolbox service: what is forged, in what state, and the three operations on it (forge, use, list).
-// It owns the in-memory view of the store; pi wiring and UI read it, and never touch the disk themselves.
+// The toolbox service: what is forged, in what state, and every operation on it (forge, use, list, roll back,
+// remove, reload). It owns the in-memory view of the store; pi wiring, the UI and the command line read it and never
+// touch the disk themselves. Changes are serialised in this process and, through the toolbox lock, across processes.
+import { createTwoFilesPatch } from "diff";
 import type { ForgeConfig } from "../config.ts";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { checkSource } from "../forge/check-source.ts";
 import type { TakenNames } from "../forge/names.ts";
-import { type ForgeRequest, type Forged, type PreviousVersion, runForgePipeline } from "../forge/pipeline.ts";
+import { type ForgeRequest, type Forged, type PreviousVersion, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
 import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { normaliseResult, type ToolOutput } from "../runtime/result.ts";
 import type { RunHost, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
-import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, serializeRegistry, staleNames } from "../store/registry.ts";
-import { hashSource, parseMeta, tsFileOf } from "../store/tool-files.ts";
+import { type HistoryEntry, ToolHistory } from "../store/history.ts";
+import { type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
+import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { deriveEntry } from "./derive.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
+import { RegistryKeeper } from "./registry-keeper.ts";
 import { ToolSearch } from "./search.ts";
+
+export type ToolState = "ok" | "broken" | "quarantined";
 
 export interface ToolView {
 	entry: RegistryEntry;
 	health?: ToolHealth;
+	state: ToolState;
 }
 
 export interface OpenReport {
@@ -28,12 +35,16 @@ export interface OpenReport {
 	/** Why the registry was (partly) rebuilt, if it was. */
 	rebuilt?: "missing" | "corrupt" | "stale";
 	rederived: string[];
+	/** Interrupted changes finished (rolled forward) or discarded at start. */
+	recovered: { rolledForward: string[]; discarded: string[]; leftovers: string[] };
 }
 
 export type ToolboxEvent =
 	| { type: "opened"; report: OpenReport }
-	| { type: "forged"; name: string; version: number }
+	| { type: "forged"; name: string; version: number; previousVersion?: number; rolledBackFrom?: number }
 	| { type: "forge-failed"; name?: string; error: ForgeError }
+	| { type: "removed"; name: string }
+	| { type: "reloaded"; name: string; entry?: RegistryEntry }
 	| { type: "executing"; name: string }
 	| { type: "executed"; name: string; ok: boolean; durationMs: number };
 
@@ -56,13 +67,12 @@ interface CompiledTool {
 export class Toolbox {
 	readonly store: ToolboxStore;
 	readonly health: HealthStore;
-	private registry: Registry = emptyRegistry();
+	readonly history: ToolHistory;
+	private readonly registry: RegistryKeeper;
 	private readonly compiled = new Map<string, CompiledTool>();
 	private readonly search = new ToolSearch();
 	private readonly listeners = new Set<(event: ToolboxEvent) => void>();
 	private writes: Promise<unknown> = Promise.resolve();
-	private registrySave: Promise<void> | undefined;
-	private registryDirty = false;
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -71,6 +81,8 @@ export class Toolbox {
 	) {
 		this.store = new ToolboxStore(config.toolboxDir);
 		this.health = new HealthStore(config.toolboxDir);
+		this.history = new ToolHistory(config.toolboxDir, config.historyLimit);
+		this.registry = new RegistryKeeper(this.store);
 	}
 
 	onEvent(listener: (event: ToolboxEvent) => void): () => void {
@@ -82,104 +94,197 @@ export class Toolbox {
 		for (const listener of this.listeners) listener(event);
 	}
 
-	/** Reads the registry, re-deriving what is missing, corrupt or stale. Never throws for a broken tool. */
+	/** Finishes interrupted changes, reads the registry and re-derives what is missing, corrupt or stale. Never throws for a broken tool. */
 	async open(): Promise<OpenReport> {
 		await this.store.ensure();
-		await this.store.cleanStaging();
 		await this.health.load();
-		const [text, onDisk] = await Promise.all([this.store.readRegistry(), this.store.listStamps()]);
-		const parsed = parseRegistry(text);
-		const rebuilt = text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
-		const registry = parsed ?? emptyRegistry();
-		const stale = parsed ? staleNames(parsed, onDisk) : [...onDisk.keys()].sort();
-
-		for (const name of stale) {
-			if (!onDisk.has(name)) {
-				delete registry.tools[name];
-				continue;
+		const report = await this.store.locked(async (): Promise<OpenReport> => {
+			const recovered = await this.store.recover();
+			const [text, onDisk] = await Promise.all([this.store.readRegistry(), this.store.listStamps()]);
+			const parsed = parseRegistry(text);
+			const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
+			const registry = parsed ?? emptyRegistry();
+			const stale = parsed ? staleNames(parsed, onDisk) : [...onDisk.keys()].sort();
+			for (const name of stale) {
+				if (!onDisk.has(name)) delete registry.tools[name];
+				else registry.tools[name] = await this.derive(name);
 			}
-			const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight);
-			registry.tools[name] = derived.entry;
-			if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
-		}
-		this.registry = registry;
-		for (const entry of Object.values(registry.tools)) this.search.upsert(entry);
-		if (rebuilt || stale.length > 0) await this.saveRegistry();
-
-		const report: OpenReport = {
-			tools: Object.keys(registry.tools).length,
-			broken: this.entries().filter((e) => e.status === "broken").map((e) => e.name),
-			rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined),
-			rederived: stale,
-		};
+			this.registry.replaceAll(registry);
+			if (rebuilt || stale.length > 0) await this.registry.writeAll();
+			return { tools: this.registry.size, broken: [], rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined), rederived: stale, recovered };
+		});
+		for (const entry of this.registry.entries()) this.search.upsert(entry);
+		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
 		return report;
 	}
 
+	/** A tool's entry from its files (with the lock held); keeps the compiled code when the check compiled it. */
+	private async derive(name: string): Promise<RegistryEntry> {
+		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight);
+		if (derived.compiled && derived.source) {
+			this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
+			const metaText = await this.store.readMeta(name);
+			if (metaText) await this.history.record(name, "edited", derived.entry.version, derived.source, metaText, this.now()).catch(() => undefined);
+		}
+		return derived.entry;
+	}
+
 	entries(): RegistryEntry[] {
-		return Object.values(this.registry.tools).sort((a, b) => a.name.localeCompare(b.name));
+		return this.registry.entries();
 	}
 
 	get(name: string): RegistryEntry | undefined {
-		return Object.hasOwn(this.registry.tools, name) ? this.registry.tools[name] : undefined;
+		return this.registry.get(name);
+	}
+
+	/** broken: it cannot run; quarantined: it ran and failed `quarantineAfter` times in a row (not offered directly). */
+	state(entry: RegistryEntry): ToolState {
+		if (entry.status === "broken") return "broken";
+		const failures = this.health.get(entry.name)?.consecutiveFailures ?? 0;
+		return failures >= this.config.quarantineAfter ? "quarantined" : "ok";
 	}
 
 	view(name: string): ToolView | undefined {
 		const entry = this.get(name);
-		return entry && { entry, health: this.health.get(name) };
+		return entry && { entry, health: this.health.get(name), state: this.state(entry) };
 	}
 
 	/** All tools, or with a query the best matches first; at most `limit`. */
 	list(query?: string, limit = 20): { total: number; matched: number; tools: ToolView[] } {
 		const all = this.entries();
 		if (!query?.trim()) {
-			return { total: all.length, matched: all.length, tools: all.slice(0, limit).map((e) => ({ entry: e, health: this.health.get(e.name) })) };
+			return { total: all.length, matched: all.length, tools: all.slice(0, limit).map((e) => this.view(e.name)!) };
 		}
 		const { hits, matched } = this.search.search(query, limit);
-		const tools = hits.flatMap((hit) => this.view(hit.name) ?? []);
-		return { total: all.length, matched, tools };
+		return { total: all.length, matched, tools: hits.flatMap((hit) => this.view(hit.name) ?? []) };
 	}
 
-	/** Forges one tool. Forges of one toolbox run one at a time, in call order. */
-	forge(request: ForgeRequest, takenNames: TakenNames): Promise<Result<Forged>> {
-		const run = this.writes.then(() => this.forgeNow(request, takenNames));
+	/** One change at a time in this process; across processes, the toolbox lock. */
+	private change<T>(work: () => Promise<T>): Promise<T> {
+		const run = this.writes.then(() => this.store.locked(work));
 		this.writes = run.catch(() => undefined);
 		return run;
 	}
 
-	private async forgeNow(request: ForgeRequest, takenNames: TakenNames): Promise<Result<Forged>> {
-		const name = typeof request.name === "string" ? request.name : undefined;
-		const previous = name ? await this.previousVersion(name) : undefined;
+	forge(request: ForgeRequest, takenNames: TakenNames): Promise<Result<Forged>> {
+		return this.change(async () => {
+			const name = typeof request.name === "string" ? request.name : undefined;
+			const previous = name ? await this.previousVersion(name) : undefined;
+			const result = await this.guard(name, () => runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, preflight: this.runner.preflight, now: this.now }));
+			if (result.ok) await this.adopt(result.value, "forged");
+			return result;
+		});
+	}
+
+	/** Makes an earlier version current again (as a new version), after the same checks as a forge. */
+	rollback(name: string, version: number): Promise<Result<Forged>> {
+		return this.change(async () => {
+			const stored = await this.history.read(name, version);
+			if (!stored) {
+				const known = (await this.history.entries(name)).map((e) => `v${e.version}`);
+				return fail(new ForgeError("not-found", `'${name}' has no stored version ${version}.`, { tool: name, notes: known.length ? [`Stored: ${[...new Set(known)].join(", ")}`] : [] }));
+			}
+			const meta = parseMeta(stored.metaText, name);
+			if (!meta.ok) return meta;
+			const previous = await this.previousVersion(name);
+			const at = this.now().toISOString();
+			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash: hashSource(stored.source), createdAt: previous?.createdAt || meta.value.createdAt, updatedAt: at };
+			const result = await this.guard(name, () => promoteSource(next, stored.source, { store: this.store, preflight: this.runner.preflight, previous }));
+			if (result.ok) await this.adopt(result.value, "rolled-back", version);
+			return result;
+		});
+	}
+
+	/** Removes a tool: its files go (its history stays), and it is no longer offered. */
+	remove(name: string): Promise<Result<RegistryEntry>> {
+		return this.change(async () => {
+			const entry = this.get(name);
+			if (!entry) return fail(this.notFound(name));
+			const [source, metaText] = await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
+			if (source !== undefined && metaText !== undefined) await this.history.record(name, "removed", entry.version, source, metaText, this.now()).catch(() => undefined);
+			await this.store.remove(name);
+			this.registry.delete(name);
+			this.forgetCaches(name);
+			this.search.remove(name);
+			this.emit({ type: "removed", name });
+			return ok(entry);
+		});
+	}
+
+	/** Re-reads one tool's files after they changed on disk (a hand edit, another process); ignores our own writes. */
+	reload(name: string): Promise<RegistryEntry | undefined> {
+		return this.change(async () => {
+			const stamps = await this.store.stampsOf(name);
+			const current = this.get(name);
+			if (current && sameStamps(current.stamps, stamps)) return current;
+			if (!stamps.ts && !stamps.json) {
+				if (!current) return undefined;
+				this.registry.delete(name);
+				this.forgetCaches(name);
+				this.search.remove(name);
+				this.emit({ type: "reloaded", name });
+				return undefined;
+			}
+			const entry = await this.derive(name);
+			if (entry.hash !== current?.hash) this.health.reset(name);
+			this.registry.set(entry);
+			this.runner.forget(name);
+			forgetValidator(name);
+			this.search.upsert(entry);
+			this.emit({ type: "reloaded", name, entry });
+			return entry;
+		});
+	}
+
+	async versions(name: string): Promise<HistoryEntry[]> {
+		return this.history.entries(name);
+	}
+
+	/** A unified diff between two stored versions of a tool. */
+	async diff(name: string, from: number, to: number): Promise<Result<string>> {
+		const [a, b] = await Promise.all([this.history.read(name, from), this.history.read(name, to)]);
+		const missing = !a ? from : !b ? to : undefined;
+		if (missing !== undefined) return fail(new ForgeError("not-found", `'${name}' has no stored version ${missing}.`, { tool: name }));
+		return ok(createTwoFilesPatch(`forge-${name}.ts v${from}`, `forge-${name}.ts v${to}`, a!.source, b!.source));
+	}
+
+	private async guard(name: string | undefined, work: () => Promise<Result<Forged>>): Promise<Result<Forged>> {
 		let result: Result<Forged>;
 		try {
-			result = await runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, preflight: this.runner.preflight, now: this.now });
+			result = await work();
 		} catch (error) {
 			result = fail(new ForgeError("store", `The toolbox could not be written: ${(error as Error).message}`, { tool: name }, { cause: error }));
 		}
-		if (!result.ok) {
-			this.emit({ type: "forge-failed", name, error: result.error });
-			return result;
-		}
-		const forged = result.value;
-		const entry = entryFromMeta(forged.meta, forged.stamps);
-		this.registry.tools[entry.name] = entry;
-		this.compiled.set(entry.name, { hash: entry.hash, source: forged.source, code: forged.compiled });
-		this.runner.forget(entry.name);
-		forgetValidator(entry.name);
-		this.search.upsert(entry);
-		this.scheduleRegistrySave();
-		this.emit({ type: "forged", name: entry.name, version: entry.version });
+		if (!result.ok) this.emit({ type: "forge-failed", name, error: result.error });
 		return result;
+	}
+
+	/** After a successful promotion: history, registry, caches, health, search, listeners. */
+	private async adopt(forged: Forged, event: "forged" | "rolled-back", from?: number): Promise<void> {
+		const entry = entryFromMeta(forged.meta, forged.stamps);
+		await this.history.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), this.now(), from).catch(() => undefined);
+		this.registry.set(entry);
+		this.forgetCaches(entry.name);
+		this.compiled.set(entry.name, { hash: entry.hash, source: forged.source, code: forged.compiled });
+		this.health.reset(entry.name);
+		this.search.upsert(entry);
+		this.emit({ type: "forged", name: entry.name, version: entry.version, previousVersion: forged.previous?.version, rolledBackFrom: from });
+	}
+
+	private forgetCaches(name: string): void {
+		this.compiled.delete(name);
+		this.runner.forget(name);
+		forgetValidator(name);
 	}
 
 	/** The live version of a name, for numbering and `createdAt`: its metadata file, else what the registry knows. */
 	private async previousVersion(name: string): Promise<PreviousVersion | undefined> {
 		const entry = this.get(name);
-		if (!entry) return undefined;
 		const text = await this.store.readMeta(name).catch(() => undefined);
 		const meta = text === undefined ? undefined : parseMeta(text, name);
-		if (meta?.ok) return { version: Math.max(meta.value.version, entry.version), createdAt: meta.value.createdAt };
-		return entry.version > 0 ? { version: entry.version } : undefined;
+		if (meta?.ok) return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt };
+		return entry && entry.version > 0 ? { version: entry.version } : undefined;
 	}
 
 	/** Runs a forged tool: resolve, validate the arguments, run it in the runner, normalise what it returned. */
@@ -220,7 +325,7 @@ export class Toolbox {
 			return fail(new ForgeError("load", `${tsFileOf(entry.name)} changed on disk since it was checked.`, {
 				tool: entry.name,
 				source,
-				hint: "It is re-checked at the next start (or re-forge it now with forge_tool).",
+				hint: "It is re-checked in a moment (or at the next start); re-forge it now with forge_tool to be sure.",
 			}));
 		}
 		const checked = await checkSource(source, tsFileOf(entry.name));
@@ -233,10 +338,9 @@ export class Toolbox {
 	private notFound(name: unknown): ForgeError {
 		const shown = typeof name === "string" ? name : JSON.stringify(name);
 		const similar = typeof name === "string" ? this.search.search(name, 3).hits.map((h) => h.name) : [];
-		const known = this.entries().length;
 		return new ForgeError("not-found", `There is no forged tool named '${shown}'.`, {
 			notes: similar.length ? [`Similar tools: ${similar.join(", ")}`] : [],
-			hint: known
+			hint: this.registry.size
 				? "Call list_forge (with a query) to find the right tool, or forge_tool to create it."
 				: "The toolbox is empty: create the tool with forge_tool first.",
 		});
@@ -250,30 +354,10 @@ export class Toolbox {
 		});
 	}
 
-	private async saveRegistry(): Promise<void> {
-		await this.store.writeRegistry(serializeRegistry(this.registry));
-	}
-
-	/**
-	 * The registry is derived (rebuilt from the tools' files when stale), so a forge does not wait for it:
-	 * writes are coalesced in the background, at most one at a time, always of the latest state.
-	 */
-	private scheduleRegistrySave(): void {
-		this.registryDirty = true;
-		this.registrySave ??= (async () => {
-			await Promise.resolve();
-			while (this.registryDirty) {
-				this.registryDirty = false;
-				await this.saveRegistry().catch(() => undefined);
-			}
-			this.registrySave = undefined;
-		})();
-	}
-
-	/** Waits for pending forges and background writes (registry, health). */
+	/** Waits for pending changes and background writes (registry, health, audit). */
 	async flush(): Promise<void> {
 		await this.writes;
-		while (this.registrySave) await this.registrySave;
+		await this.registry.flush();
 		await this.health.flush();
 	}
 
@@ -281,4 +365,8 @@ export class Toolbox {
 		await this.flush();
 		await this.runner.dispose();
 	}
+}
+
+function sameStamps(a: RegistryEntry["stamps"], b: RegistryEntry["stamps"]): boolean {
+	return a.ts?.size === b.ts?.size && a.ts?.mtimeMs === b.ts?.mtimeMs && a.json?.size === b.json?.size && a.json?.mtimeMs === b.json?.mtimeMs;
 }

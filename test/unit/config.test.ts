@@ -13,6 +13,8 @@ describe("readConfig", () => {
 				timeoutMs: 30_000,
 				maxMemoryMb: 512,
 				policy: "prompt",
+				historyLimit: 50,
+				quarantineAfter: 5,
 				cwd,
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),
@@ -99,7 +101,7 @@ describe("config files", () => {
 		expect(config.maxMemoryMb).toBe(128);
 		expect(problems.map((p) => p.message)).toEqual([
 			expect.stringContaining("/agent/forge/config.json is not valid JSON"),
-			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb)",
+			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter)",
 		]);
 	});
 });

@@ -21,22 +21,27 @@ describe("formatListing", () => {
 	});
 
 	it("lists name, version, status, description, params and last use", () => {
-		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("alpha"), health: { calls: 1, failures: 0, consecutiveFailures: 0, lastUsedAt: "2026-01-01T11:58:00Z" } }] }, undefined, now);
+		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("alpha"), state: "ok", health: { calls: 1, failures: 0, consecutiveFailures: 0, lastUsedAt: "2026-01-01T11:58:00Z" } }] }, undefined, now);
 		expect(text).toBe("1 forged tools:\n- alpha v1 [ok] The alpha tool. (params: text, limit) — last used 2m ago");
 	});
 
 	it("shows a broken tool with its phase and location", () => {
 		const broken = entry("beta", { status: "broken", error: { phase: "syntax", message: "x", location: { file: "forge-beta.ts", line: 3, column: 1 } } });
-		expect(formatListing({ total: 1, matched: 1, tools: [{ entry: broken }] }, undefined, now)).toContain("beta v1 [broken: syntax at forge-beta.ts:3]");
+		expect(formatListing({ total: 1, matched: 1, tools: [{ entry: broken, state: "broken" }] }, undefined, now)).toContain("beta v1 [broken: syntax at forge-beta.ts:3]");
 	});
 
 	it("with a query, says how many matched and that only the best are shown", () => {
-		const text = formatListing({ total: 50, matched: 30, tools: [{ entry: entry("alpha") }] }, "text tools", now);
+		const text = formatListing({ total: 50, matched: 30, tools: [{ entry: entry("alpha"), state: "ok" }] }, "text tools", now);
 		expect(text.split("\n")[0]).toBe('30 of 50 forged tools match "text tools" (best 1 shown):');
 	});
 
+	it("shows a quarantined tool with its run of failures", () => {
+		const health = { calls: 9, failures: 6, consecutiveFailures: 6 };
+		expect(formatListing({ total: 1, matched: 1, tools: [{ entry: entry("flaky"), health, state: "quarantined" }] }, undefined, now)).toContain("flaky v1 [quarantined: 6 failed calls in a row]");
+	});
+
 	it("bounds long descriptions", () => {
-		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("long", { description: "x".repeat(1000) }) }] }, undefined, now);
+		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("long", { description: "x".repeat(1000) }), state: "ok" }] }, undefined, now);
 		expect(text.length).toBeLessThan(400);
 		expect(text).toContain("x…");
 	});

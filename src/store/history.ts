@@ -1,0 +1,100 @@
+// Every version of every tool, beside the contract's `.bak`: content-addressed files per tool in `.history/<name>/`
+// and an append-only index of events, pruned to a retention bound. History is a safety net: a failure to write it
+// never fails a forge.
+import { createHash } from "node:crypto";
+import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export const HISTORY_DIR = ".history";
+
+export type HistoryEvent = "forged" | "edited" | "rolled-back" | "removed" | "recovered";
+
+export interface HistoryEntry {
+	version: number;
+	event: HistoryEvent;
+	at: string;
+	/** Content hashes (hex) of the `.ts` and `.json` of this version, stored as `<hash>.ts` / `<hash>.json`. */
+	ts: string;
+	json: string;
+	/** For a roll-back: the version it restored. */
+	from?: number;
+}
+
+export interface StoredVersion {
+	entry: HistoryEntry;
+	source: string;
+	metaText: string;
+}
+
+const INDEX = "index.jsonl";
+const contentHash = (text: string) => createHash("sha256").update(text).digest("hex");
+
+export class ToolHistory {
+	constructor(private readonly toolboxDir: string, private readonly limit: number) {}
+
+	private dirOf(name: string): string {
+		return join(this.toolboxDir, HISTORY_DIR, name);
+	}
+
+	/** Records a version (its files are written once; an identical version costs only the index line). */
+	async record(name: string, event: HistoryEvent, version: number, source: string, metaText: string, at: Date, from?: number): Promise<void> {
+		const dir = this.dirOf(name);
+		await mkdir(dir, { recursive: true });
+		const entry: HistoryEntry = { version, event, at: at.toISOString(), ts: contentHash(source), json: contentHash(metaText), ...(from ? { from } : {}) };
+		await Promise.all([writeOnce(join(dir, `${entry.ts}.ts`), source), writeOnce(join(dir, `${entry.json}.json`), metaText)]);
+		await appendFile(join(dir, INDEX), `${JSON.stringify(entry)}\n`);
+		await this.prune(name);
+	}
+
+	async entries(name: string): Promise<HistoryEntry[]> {
+		const text = await readFile(join(this.dirOf(name), INDEX), "utf8").catch(() => "");
+		return text
+			.split("\n")
+			.filter(Boolean)
+			.flatMap((line) => {
+				try {
+					return [JSON.parse(line) as HistoryEntry];
+				} catch {
+					return [];
+				}
+			});
+	}
+
+	/** The newest stored event for `version` that still has its files. */
+	async read(name: string, version: number): Promise<StoredVersion | undefined> {
+		const candidates = (await this.entries(name)).filter((e) => e.version === version && e.event !== "removed").reverse();
+		for (const entry of candidates) {
+			try {
+				const dir = this.dirOf(name);
+				const [source, metaText] = await Promise.all([readFile(join(dir, `${entry.ts}.ts`), "utf8"), readFile(join(dir, `${entry.json}.json`), "utf8")]);
+				return { entry, source, metaText };
+			} catch {
+				// pruned or damaged: try an older record of the same version
+			}
+		}
+		return undefined;
+	}
+
+	/** Keeps the newest `limit` entries and deletes files no kept entry refers to. */
+	private async prune(name: string): Promise<void> {
+		const entries = await this.entries(name);
+		if (entries.length <= this.limit) return;
+		const kept = entries.slice(-this.limit);
+		const dir = this.dirOf(name);
+		const temp = join(dir, `${INDEX}.tmp`);
+		await writeFile(temp, kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
+		await rename(temp, join(dir, INDEX));
+		const referenced = new Set(kept.flatMap((e) => [`${e.ts}.ts`, `${e.json}.json`]));
+		for (const file of await readdir(dir)) {
+			if (file !== INDEX && !referenced.has(file)) await rm(join(dir, file), { force: true });
+		}
+	}
+}
+
+async function writeOnce(path: string, text: string): Promise<void> {
+	try {
+		await writeFile(path, text, { flag: "wx" });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+	}
+}

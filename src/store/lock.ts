@@ -1,0 +1,32 @@
+// One writer at a time per toolbox, across processes: a lock (proper-lockfile) in the toolbox folder, refreshed while
+// held and taken over when its owner died without releasing it (stale).
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+
+export const LOCK_FILE = ".forge.lock";
+
+export interface LockOptions {
+	/** A lock not refreshed for this long belongs to a dead process and is taken over. */
+	staleMs?: number;
+	/** How long to keep trying before giving up. */
+	waitMs?: number;
+}
+
+export async function withToolboxLock<T>(dir: string, run: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+	const staleMs = Math.max(options.staleMs ?? 10_000, 2_000);
+	const waitMs = options.waitMs ?? 30_000;
+	const release = await lockfile.lock(dir, {
+		lockfilePath: join(dir, LOCK_FILE),
+		realpath: false,
+		stale: staleMs,
+		update: Math.min(staleMs / 2, 5_000),
+		retries: { retries: Math.ceil(waitMs / 100), factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+		// A compromised lock (taken over after a stall) must not crash pi: the next write re-checks the files.
+		onCompromised: () => undefined,
+	});
+	try {
+		return await run();
+	} finally {
+		await release().catch(() => undefined);
+	}
+}

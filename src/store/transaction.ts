@@ -1,0 +1,149 @@
+// Crash-consistent changes to a tool's files. Everything is written into a staging folder beside the live files
+// (same filesystem), fsynced, then a COMMIT marker makes the change durable; applying it is a series of renames and
+// a directory fsync. After a crash, a staging folder with a marker is rolled forward and one without is discarded,
+// so every tool is wholly old or wholly new.
+import { randomUUID } from "node:crypto";
+import { type FileHandle, copyFile, lstat, mkdir, open, readFile, readdir, rename, rm, rmdir, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { jsonFileOf, tsFileOf } from "./tool-files.ts";
+
+export const STAGING_DIR = ".staging";
+const COMMIT_FILE = "COMMIT";
+
+export type Operation = { op: "promote"; name: string } | { op: "remove"; name: string };
+
+export interface StagedTool {
+	name: string;
+	dir: string;
+	tsPath: string;
+	jsonPath: string;
+	/** Settles when both files are on disk (fsynced); committing waits for it, checks need not. */
+	synced: Promise<void>;
+}
+
+/** Writes a candidate pair to a fresh staging folder; resolves once written, while the fsync goes on. */
+export async function stageTool(toolboxDir: string, name: string, source: string, metaText: string): Promise<StagedTool> {
+	const staging = await stagingRoot(toolboxDir);
+	const dir = join(staging, `${name}-${randomUUID().slice(0, 8)}`);
+	await mkdir(dir);
+	const tsPath = join(dir, tsFileOf(name));
+	const jsonPath = join(dir, jsonFileOf(name));
+	const files = await Promise.all([writeNew(tsPath, source), writeNew(jsonPath, metaText)]);
+	const synced = Promise.all(files.map((handle) => handle.sync().finally(() => handle.close()))).then(() => undefined);
+	synced.catch(() => undefined); // observed by commitPromote(); a discarded candidate may never be awaited
+	return { name, dir, tsPath, jsonPath, synced };
+}
+
+/** Makes a staged pair live; the current pair (if any) becomes the `.bak` pair in the same commit. */
+export async function commitPromote(toolboxDir: string, staged: StagedTool): Promise<{ backedUp: boolean }> {
+	await staged.synced;
+	const { name, dir } = staged;
+	let backedUp = false;
+	for (const file of [tsFileOf(name), jsonFileOf(name)]) {
+		try {
+			await copyFile(join(toolboxDir, file), join(dir, `${file}.bak`));
+			await fsyncFile(join(dir, `${file}.bak`));
+			backedUp = true;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+		}
+	}
+	await writeCommit(dir, { op: "promote", name });
+	await applyCommit(toolboxDir, dir);
+	return { backedUp };
+}
+
+/** Removes a tool's live and backup files as one durable change. */
+export async function commitRemove(toolboxDir: string, name: string): Promise<void> {
+	const dir = join(await stagingRoot(toolboxDir), `${name}-remove-${randomUUID().slice(0, 8)}`);
+	await mkdir(dir);
+	await writeCommit(dir, { op: "remove", name });
+	await applyCommit(toolboxDir, dir);
+}
+
+/** Rolls every committed staging folder forward and discards the rest. Call with the toolbox locked. */
+export async function recoverStaging(toolboxDir: string): Promise<{ rolledForward: string[]; discarded: string[] }> {
+	const root = join(toolboxDir, STAGING_DIR);
+	const entries = await readdir(root).catch(() => [] as string[]);
+	const rolledForward: string[] = [];
+	const discarded: string[] = [];
+	for (const entry of entries) {
+		const dir = join(root, entry);
+		const committed = await readFile(join(dir, COMMIT_FILE), "utf8").then(() => true, () => false);
+		if (committed) {
+			await applyCommit(toolboxDir, dir);
+			rolledForward.push(entry);
+		} else {
+			await rm(dir, { recursive: true, force: true });
+			discarded.push(entry);
+		}
+	}
+	await rmdir(root).catch(() => undefined);
+	return { rolledForward, discarded };
+}
+
+export async function discardStaged(toolboxDir: string, staged: StagedTool): Promise<void> {
+	await rm(staged.dir, { recursive: true, force: true });
+	// Leave no empty staging folder among the user's files; another forge may still be using it.
+	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
+}
+
+/** Idempotent: renames what is still staged, removes what the operation removes, then the staging folder. */
+async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
+	const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
+	const { name } = operation;
+	const files = [`${tsFileOf(name)}.bak`, `${jsonFileOf(name)}.bak`, tsFileOf(name), jsonFileOf(name)];
+	if (operation.op === "promote") {
+		for (const file of files) await rename(join(dir, file), join(toolboxDir, file)).catch(ignoreMissing);
+	} else {
+		for (const file of [...files].reverse()) await unlink(join(toolboxDir, file)).catch(ignoreMissing);
+	}
+	await fsyncFile(toolboxDir);
+	await rm(dir, { recursive: true, force: true });
+	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
+}
+
+/** The staging folder, refusing one that is a planted symlink (writes would land wherever it points). */
+async function stagingRoot(toolboxDir: string): Promise<string> {
+	const root = join(toolboxDir, STAGING_DIR);
+	await mkdir(root, { recursive: true });
+	const info = await lstat(root);
+	if (!info.isDirectory()) throw new Error(`${root} is not a directory (a symlink?); remove it and try again`);
+	return root;
+}
+
+async function writeCommit(dir: string, operation: Operation): Promise<void> {
+	const handle = await open(join(dir, COMMIT_FILE), "wx");
+	try {
+		await handle.writeFile(JSON.stringify(operation));
+		await handle.sync();
+	} finally {
+		await handle.close();
+	}
+	await fsyncFile(dir);
+}
+
+/** Writes a new file and returns its open handle, for the caller to fsync and close. */
+async function writeNew(path: string, data: string): Promise<FileHandle> {
+	const handle = await open(path, "wx");
+	try {
+		await handle.writeFile(data);
+		return handle;
+	} catch (error) {
+		await handle.close();
+		throw error;
+	}
+}
+
+async function fsyncFile(path: string): Promise<void> {
+	const handle = await open(path, "r");
+	try {
+		await handle.sync();
+	} finally {
+		await handle.close();
+	}
+}
+
+function ignoreMissing(error: NodeJS.ErrnoException): void {
+	if (error.code !== "ENOENT") throw error;
+}

@@ -1,0 +1,82 @@
+// The in-memory registry and its file. Saves run in the background, coalesced, under the toolbox lock, and merge
+// this process's changes into what is on disk — so two pi processes forging into one toolbox lose nothing.
+import { type Registry, type RegistryEntry, emptyRegistry, parseRegistry, serializeRegistry } from "../store/registry.ts";
+import type { ToolboxStore } from "../store/toolbox-store.ts";
+
+export class RegistryKeeper {
+	private registry: Registry = emptyRegistry();
+	/** Names this process changed (set or deleted) since its last save. */
+	private readonly dirty = new Set<string>();
+	private saving: Promise<void> | undefined;
+	private pendingSave = false;
+
+	constructor(private readonly store: ToolboxStore) {}
+
+	replaceAll(registry: Registry): void {
+		this.registry = registry;
+	}
+
+	get(name: string): RegistryEntry | undefined {
+		return Object.hasOwn(this.registry.tools, name) ? this.registry.tools[name] : undefined;
+	}
+
+	entries(): RegistryEntry[] {
+		return Object.values(this.registry.tools).sort((a, b) => a.name.localeCompare(b.name));
+	}
+
+	get size(): number {
+		return Object.keys(this.registry.tools).length;
+	}
+
+	set(entry: RegistryEntry): void {
+		this.registry.tools[entry.name] = entry;
+		this.dirty.add(entry.name);
+		this.scheduleSave();
+	}
+
+	delete(name: string): void {
+		delete this.registry.tools[name];
+		this.dirty.add(name);
+		this.scheduleSave();
+	}
+
+	/** Writes the whole registry now (start-up, with the lock already held). */
+	async writeAll(): Promise<void> {
+		this.dirty.clear();
+		await this.store.writeRegistry(serializeRegistry(this.registry));
+	}
+
+	private scheduleSave(): void {
+		this.pendingSave = true;
+		this.saving ??= (async () => {
+			await Promise.resolve();
+			while (this.pendingSave) {
+				this.pendingSave = false;
+				await this.store.locked(() => this.mergeAndWrite()).catch(() => undefined);
+			}
+			this.saving = undefined;
+		})();
+	}
+
+	/** Our entries for the names we changed, everything else as another process last wrote it. */
+	private async mergeAndWrite(): Promise<void> {
+		const changed = [...this.dirty];
+		this.dirty.clear();
+		try {
+			const onDisk = parseRegistry(await this.store.readRegistry()) ?? emptyRegistry();
+			for (const name of changed) {
+				const entry = this.get(name);
+				if (entry) onDisk.tools[name] = entry;
+				else delete onDisk.tools[name];
+			}
+			await this.store.writeRegistry(serializeRegistry(onDisk));
+		} catch (error) {
+			for (const name of changed) this.dirty.add(name);
+			throw error;
+		}
+	}
+
+	async flush(): Promise<void> {
+		while (this.saving) await this.saving;
+	}
+}
