@@ -6,11 +6,13 @@ import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import { openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
+import { ToolboxWatcher } from "../toolbox/watcher.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { toPiError } from "./output.ts";
 
 export class ForgeSession {
 	private opened: { cwd: string; toolbox: Promise<Toolbox> } | undefined;
+	private watcher: ToolboxWatcher | undefined;
 	/** Forged tools registered with pi under their own names, with the version registered. */
 	private readonly direct = new Map<string, number>();
 
@@ -27,6 +29,7 @@ export class ForgeSession {
 		if (this.opened?.cwd === cwd) return this.opened.toolbox;
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
+			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolbox;
 			try {
@@ -41,9 +44,13 @@ export class ForgeSession {
 				}, { cause: error }), cwd);
 			}
 			box.onEvent((event) => {
-				if (event.type === "forged") this.registerDirect(box.get(event.name));
+				if (event.type === "forged" || (event.type === "reloaded" && event.entry)) this.registerDirect(box.get(event.name));
+				if (event.type === "forged" || event.type === "reloaded" || event.type === "removed" || event.type === "executed") this.syncActiveTools(box);
 			});
 			for (const entry of box.entries()) this.registerDirect(entry);
+			this.syncActiveTools(box);
+			this.watcher = new ToolboxWatcher(box);
+			await this.watcher.start().catch(() => undefined);
 			return box;
 		})();
 		this.opened = { cwd, toolbox };
@@ -73,11 +80,32 @@ export class ForgeSession {
 		this.direct.set(entry.name, entry.version);
 	}
 
+	/**
+	 * pi has no way to unregister a tool: a forged tool that is broken, quarantined or removed is taken out of the
+	 * active set instead (from the next run on), and put back when it is healthy again. Other tools are left alone.
+	 */
+	private syncActiveTools(box: Toolbox): void {
+		let active: string[];
+		try {
+			active = this.pi.getActiveTools();
+		} catch {
+			return; // not bound yet (during extension load): session_start syncs again
+		}
+		const offered = new Set([...this.direct.keys()].filter((name) => {
+			const entry = box.get(name);
+			return entry !== undefined && box.state(entry) === "ok";
+		}));
+		const next = [...active.filter((name) => !this.direct.has(name) || offered.has(name)), ...[...offered].filter((name) => !active.includes(name))];
+		if (next.length !== active.length || next.some((name, i) => name !== active[i])) this.pi.setActiveTools(next);
+	}
+
 	isDirect(name: string): boolean {
 		return this.direct.has(name);
 	}
 
 	async close(): Promise<void> {
+		await this.watcher?.stop();
+		this.watcher = undefined;
 		const toolbox = await this.opened?.toolbox.catch(() => undefined);
 		await toolbox?.close();
 		this.opened = undefined;

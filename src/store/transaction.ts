@@ -10,6 +10,11 @@ import { jsonFileOf, tsFileOf } from "./tool-files.ts";
 export const STAGING_DIR = ".staging";
 const COMMIT_FILE = "COMMIT";
 
+/** Every point where a crash could interrupt a change, in order; tests inject faults here to prove recovery. */
+export type TransactionStep = "staged" | "backed-up" | "committed" | "renamed-bak" | "renamed-live" | "applied";
+export const faults: { at?: (step: TransactionStep, name: string) => void } = {};
+const step = (label: TransactionStep, name: string) => faults.at?.(label, name);
+
 export type Operation = { op: "promote"; name: string } | { op: "remove"; name: string };
 
 export interface StagedTool {
@@ -31,6 +36,7 @@ export async function stageTool(toolboxDir: string, name: string, source: string
 	const files = await Promise.all([writeNew(tsPath, source), writeNew(jsonPath, metaText)]);
 	const synced = Promise.all(files.map((handle) => handle.sync().finally(() => handle.close()))).then(() => undefined);
 	synced.catch(() => undefined); // observed by commitPromote(); a discarded candidate may never be awaited
+	step("staged", name);
 	return { name, dir, tsPath, jsonPath, synced };
 }
 
@@ -48,7 +54,9 @@ export async function commitPromote(toolboxDir: string, staged: StagedTool): Pro
 			if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
 		}
 	}
+	step("backed-up", name);
 	await writeCommit(dir, { op: "promote", name });
+	step("committed", name);
 	await applyCommit(toolboxDir, dir);
 	return { backedUp };
 }
@@ -58,6 +66,7 @@ export async function commitRemove(toolboxDir: string, name: string): Promise<vo
 	const dir = join(await stagingRoot(toolboxDir), `${name}-remove-${randomUUID().slice(0, 8)}`);
 	await mkdir(dir);
 	await writeCommit(dir, { op: "remove", name });
+	step("committed", name);
 	await applyCommit(toolboxDir, dir);
 }
 
@@ -82,7 +91,10 @@ export async function recoverStaging(toolboxDir: string): Promise<{ rolledForwar
 	return { rolledForward, discarded };
 }
 
+/** Drops a candidate that was not committed. One that was committed is finished instead: a commit is never undone. */
 export async function discardStaged(toolboxDir: string, staged: StagedTool): Promise<void> {
+	const committed = await readFile(join(staged.dir, COMMIT_FILE), "utf8").then(() => true, () => false);
+	if (committed) return applyCommit(toolboxDir, staged.dir);
 	await rm(staged.dir, { recursive: true, force: true });
 	// Leave no empty staging folder among the user's files; another forge may still be using it.
 	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
@@ -93,12 +105,14 @@ async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
 	const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
 	const { name } = operation;
 	const files = [`${tsFileOf(name)}.bak`, `${jsonFileOf(name)}.bak`, tsFileOf(name), jsonFileOf(name)];
-	if (operation.op === "promote") {
-		for (const file of files) await rename(join(dir, file), join(toolboxDir, file)).catch(ignoreMissing);
-	} else {
-		for (const file of [...files].reverse()) await unlink(join(toolboxDir, file)).catch(ignoreMissing);
+	for (const [index, file] of (operation.op === "promote" ? files : [...files].reverse()).entries()) {
+		if (operation.op === "promote") await rename(join(dir, file), join(toolboxDir, file)).catch(ignoreMissing);
+		else await unlink(join(toolboxDir, file)).catch(ignoreMissing);
+		if (index === 1) step("renamed-bak", name);
+		if (index === 2) step("renamed-live", name);
 	}
 	await fsyncFile(toolboxDir);
+	step("applied", name);
 	await rm(dir, { recursive: true, force: true });
 	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
 }

@@ -119,15 +119,26 @@ export class Toolbox {
 		return report;
 	}
 
-	/** A tool's entry from its files (with the lock held); keeps the compiled code when the check compiled it. */
+	/**
+	 * A tool's entry from its files (with the lock held); keeps the compiled code when the check compiled it, and
+	 * makes sure the version on disk is in the history (a hand edit, or a change finished after an interruption).
+	 */
 	private async derive(name: string): Promise<RegistryEntry> {
 		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight);
-		if (derived.compiled && derived.source) {
-			this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
-			const metaText = await this.store.readMeta(name);
-			if (metaText) await this.history.record(name, "edited", derived.entry.version, derived.source, metaText, this.now()).catch(() => undefined);
-		}
+		if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
+		if (derived.entry.status === "ok") await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered");
 		return derived.entry;
+	}
+
+	/** Records the live version of a tool unless the history already ends with it. */
+	private async recordIfMissing(name: string, event: "edited" | "recovered"): Promise<void> {
+		const [source, metaText] = await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
+		if (source === undefined || metaText === undefined) return;
+		const meta = parseMeta(metaText, name);
+		if (!meta.ok) return;
+		const last = (await this.history.entries(name)).at(-1);
+		if (last && last.event !== "removed" && `sha256-${last.ts}` === hashSource(source) && last.version === meta.value.version) return;
+		await this.history.record(name, event, meta.value.version, source, metaText, this.now()).catch(() => undefined);
 	}
 
 	entries(): RegistryEntry[] {
@@ -203,7 +214,13 @@ export class Toolbox {
 			if (!entry) return fail(this.notFound(name));
 			const [source, metaText] = await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
 			if (source !== undefined && metaText !== undefined) await this.history.record(name, "removed", entry.version, source, metaText, this.now()).catch(() => undefined);
-			await this.store.remove(name);
+			try {
+				await this.store.remove(name);
+			} catch (error) {
+				// A committed removal left half done is finished at the next start; say so, and re-read what is there now.
+				void this.reload(name).catch(() => undefined);
+				return fail(new ForgeError("store", `Removing '${name}' was interrupted: ${(error as Error).message}. It is completed at the next start.`, { tool: name }, { cause: error }));
+			}
 			this.registry.delete(name);
 			this.forgetCaches(name);
 			this.search.remove(name);
@@ -255,6 +272,8 @@ export class Toolbox {
 			result = await work();
 		} catch (error) {
 			result = fail(new ForgeError("store", `The toolbox could not be written: ${(error as Error).message}`, { tool: name }, { cause: error }));
+			// The change may have been committed before the failure (and then finished): read the files again.
+			if (name) void this.reload(name).catch(() => undefined);
 		}
 		if (!result.ok) this.emit({ type: "forge-failed", name, error: result.error });
 		return result;
