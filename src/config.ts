@@ -18,6 +18,8 @@ export interface ForgeConfig {
 	historyLimit: number;
 	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
 	quarantineAfter: number;
+	/** A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`, default 5000, at least 2000). */
+	lockStaleMs: number;
 	/** The project directory: pi's cwd. */
 	cwd: string;
 	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
@@ -32,6 +34,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;
 export const DEFAULT_HISTORY_LIMIT = 50;
 export const DEFAULT_QUARANTINE_AFTER = 5;
+export const DEFAULT_LOCK_STALE_MS = 5_000;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
@@ -100,6 +103,7 @@ export function readConfig(
 			policy,
 			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", settings.historyLimit, DEFAULT_HISTORY_LIMIT),
 			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", settings.quarantineAfter, DEFAULT_QUARANTINE_AFTER),
+			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),

@@ -13,13 +13,13 @@ export interface LockOptions {
 }
 
 export async function withToolboxLock<T>(dir: string, run: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-	const staleMs = Math.max(options.staleMs ?? 10_000, 2_000);
+	const staleMs = Math.max(options.staleMs ?? 5_000, 2_000);
 	const waitMs = options.waitMs ?? 30_000;
 	const release = await lockfile.lock(dir, {
 		lockfilePath: join(dir, LOCK_FILE),
 		realpath: false,
 		stale: staleMs,
-		update: Math.min(staleMs / 2, 5_000),
+		update: Math.min(staleMs / 5, 5_000),
 		retries: { retries: Math.ceil(waitMs / 100), factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
 		// A compromised lock (taken over after a stall) must not crash pi: the next write re-checks the files.
 		onCompromised: () => undefined,

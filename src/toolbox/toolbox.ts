@@ -79,7 +79,7 @@ export class Toolbox {
 		readonly runner: Runner,
 		private readonly now: () => Date = () => new Date(),
 	) {
-		this.store = new ToolboxStore(config.toolboxDir);
+		this.store = new ToolboxStore(config.toolboxDir, { staleMs: config.lockStaleMs });
 		this.health = new HealthStore(config.toolboxDir);
 		this.history = new ToolHistory(config.toolboxDir, config.historyLimit);
 		this.registry = new RegistryKeeper(this.store);

@@ -15,6 +15,7 @@ describe("readConfig", () => {
 				policy: "prompt",
 				historyLimit: 50,
 				quarantineAfter: 5,
+				lockStaleMs: 5000,
 				cwd,
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),

@@ -1,0 +1,82 @@
+// kill -9 in the middle of a burst of forges, then a start: every tool whole, no temp files left, registry valid.
+// And a lock left behind by a killed process is taken over.
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, utimes } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readConfig } from "../../src/config.ts";
+import { InlineRunner } from "../../src/runtime/inline-runner.ts";
+import { LOCK_FILE } from "../../src/store/lock.ts";
+import { parseRegistry } from "../../src/store/registry.ts";
+import { hashSource, parseMeta } from "../../src/store/tool-files.ts";
+import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { makeTempDir } from "../helpers/pi-harness.ts";
+import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
+
+const BURST = resolve(import.meta.dirname, "../fixtures/forge-burst.ts");
+/** The killed process leaves its lock behind: take it over after 2 s, Node's minimum, rather than the default 5 s. */
+const FAST_STALE = { PI_FORGE_LOCK_STALE_MS: "2000" };
+
+/** Starts the burst, waits until it has forged `after` tools, then SIGKILLs it a random few milliseconds later. */
+async function burstAndKill(cwd: string, after: number): Promise<number> {
+	const child = spawn(process.execPath, ["--import", "jiti/register", BURST, cwd], { stdio: ["ignore", "pipe", "inherit"] });
+	let forged = 0;
+	await new Promise<void>((done) => {
+		child.stdout.on("data", (chunk: Buffer) => {
+			forged += chunk.toString().split("\n").filter(Boolean).length;
+			if (forged >= after) done();
+		});
+		child.on("exit", () => done());
+	});
+	await new Promise((wait) => setTimeout(wait, Math.floor(Math.random() * 15)));
+	child.kill("SIGKILL");
+	await new Promise((done) => child.on("exit", done));
+	return forged;
+}
+
+async function expectWhole(cwd: string): Promise<void> {
+	const { config } = readConfig(cwd, FAST_STALE);
+	const dir = config.toolboxDir;
+	const toolbox = new Toolbox(config, new InlineRunner());
+	await toolbox.open();
+	await toolbox.flush();
+	const files = await readdir(dir);
+	expect(files.filter((f) => f === ".staging" || /\.\d+$/.test(f) || f.endsWith(".tmp"))).toEqual([]);
+	const names = files.filter((f) => /^forge-burst-\d+\.ts$/.test(f)).map((f) => f.slice(6, -3));
+	expect(names.length).toBeGreaterThan(0);
+	for (const name of names) {
+		const source = await readFile(join(dir, `forge-${name}.ts`), "utf8");
+		const meta = parseMeta(await readFile(join(dir, `forge-${name}.json`), "utf8"), name);
+		expect(meta.ok && meta.value.hash, `${name} is wholly one version`).toBe(hashSource(source));
+		expect(toolbox.get(name)?.status).toBe("ok");
+		const used = await toolbox.use(name, { n: 0 }, { host });
+		expect(used.ok, name).toBe(true);
+	}
+	const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
+	expect(Object.keys(registry?.tools ?? {}).sort()).toEqual([...names].sort());
+	await toolbox.close();
+}
+
+describe("crashes", () => {
+	it("kill -9 during a burst of forges, six times over: every tool whole after each start", async () => {
+		const cwd = await makeTempDir("forge-crash");
+		for (let round = 0; round < 6; round++) {
+			await burstAndKill(cwd, 3 + round * 2);
+			await expectWhole(cwd);
+		}
+	}, 120_000);
+
+	it("a lock left by a killed process is taken over", async () => {
+		const cwd = await makeTempDir("forge-stale-lock");
+		const { config } = readConfig(cwd, FAST_STALE);
+		await mkdir(join(config.toolboxDir, LOCK_FILE), { recursive: true });
+		const old = new Date(Date.now() - 60_000);
+		await utimes(join(config.toolboxDir, LOCK_FILE), old, old);
+		const toolbox = new Toolbox(config, new InlineRunner());
+		const started = Date.now();
+		await toolbox.open();
+		const result = await toolbox.forge(toolRequest("after-stale", "return 1;"), new Map());
+		expect(result.ok).toBe(true);
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+});
