@@ -1,9 +1,11 @@
 // Agent Forge: a pi extension that lets the agent forge, use, list and repair its own tools.
 // This file only wires the pieces to pi; the pipeline lives in src/.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { FORGE_MESSAGE, registerForgeCommand } from "./src/pi/forge-command.ts";
 import { ForgeSession } from "./src/pi/forge-session.ts";
 import { createForgeTool } from "./src/pi/forge-tool.ts";
 import { createListForge } from "./src/pi/list-forge.ts";
+import { renderForgeMessage } from "./src/pi/render.ts";
 import { createUseForgeTool } from "./src/pi/use-forge-tool.ts";
 
 export default function agentForge(pi: ExtensionAPI): void {
@@ -12,14 +14,21 @@ export default function agentForge(pi: ExtensionAPI): void {
 	pi.registerTool(createForgeTool(session));
 	pi.registerTool(createUseForgeTool(session, pi));
 	pi.registerTool(createListForge(session));
+	registerForgeCommand(pi, session);
+	pi.registerMessageRenderer(FORGE_MESSAGE, renderForgeMessage);
 
 	pi.on("session_start", async (_event, ctx) => {
+		session.ui.attach(ctx);
 		// A toolbox that cannot be opened never stops pi: the forge's tools report it when called.
 		const opened = await session.toolboxFor(ctx).then(() => undefined, (error: Error) => error);
 		if (!ctx.hasUI) return;
 		for (const problem of session.configProblems) ctx.ui.notify(`Agent Forge: ${problem.message}`, "warning");
 		if (opened) ctx.ui.notify(opened.message.split("\n").slice(0, 2).join(" "), "error");
 	});
+	// /forge output is for the person at the terminal, never for the model.
+	pi.on("context", async (event) => ({
+		messages: event.messages.filter((message) => !(message.role === "custom" && message.customType === FORGE_MESSAGE)),
+	}));
 	pi.on("session_shutdown", async () => {
 		await session.close();
 	});

@@ -13,6 +13,7 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 		description: `${entry.description}\n(Forged tool '${name}', v${entry.version}.)`,
 		parameters: entry.parameters as unknown as ToolDefinition["parameters"],
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+			session.ui.attach(ctx);
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.use(name, params, { signal, host: runHostFor(pi, ctx) });
 			if (!result.ok) throw toPiError(result.error, ctx.cwd);

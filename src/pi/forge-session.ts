@@ -4,14 +4,18 @@ import type { ConfigProblem } from "../config.ts";
 import { ForgeError } from "../errors/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
-import { openToolbox } from "../toolbox/open-toolbox.ts";
+import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { ToolboxWatcher } from "../toolbox/watcher.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { toPiError } from "./output.ts";
+import { ForgeUi } from "./ui-controller.ts";
 
 export class ForgeSession {
 	private opened: { cwd: string; toolbox: Promise<Toolbox> } | undefined;
+	/** The toolbox once opened, with its grants and configuration (for /forge and autocompletion). */
+	current: OpenedToolbox | undefined;
+	readonly ui = new ForgeUi();
 	private watcher: ToolboxWatcher | undefined;
 	/** Forged tools registered with pi under their own names, with the version registered. */
 	private readonly direct = new Map<string, number>();
@@ -37,6 +41,8 @@ export class ForgeSession {
 				this.configProblems = opened.problems;
 				opened.runner.warm();
 				box = opened.toolbox;
+				this.current = opened;
+				this.ui.bind(box);
 			} catch (error) {
 				this.opened = undefined;
 				throw toPiError(new ForgeError("store", `The toolbox could not be opened: ${(error as Error).message}`, {
@@ -104,6 +110,8 @@ export class ForgeSession {
 	}
 
 	async close(): Promise<void> {
+		this.ui.detach();
+		this.current = undefined;
 		await this.watcher?.stop();
 		this.watcher = undefined;
 		const toolbox = await this.opened?.toolbox.catch(() => undefined);

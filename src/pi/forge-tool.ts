@@ -1,9 +1,11 @@
 // `forge_tool`: create or replace a forged tool, transactionally. Success says how to call it now and from the next prompt.
-import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
 import { type Static, Type } from "@sinclair/typebox";
+import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { toPiError } from "./output.ts";
+import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
 export const forgeToolSchema = Type.Object({
 	name: Type.String({ description: "Tool name: lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters (e.g. 'csv-summary')." }),
@@ -38,11 +40,15 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 		parameters: forgeToolSchema as unknown as ToolDefinition["parameters"],
 		prepareArguments: (args) => parseJsonField(args, "parametersSchema"),
 		async execute(_toolCallId, params: ForgeToolInput, _signal, _onUpdate, ctx) {
+			session.ui.attach(ctx);
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.forge(params, session.takenNames());
 			if (!result.ok) throw toPiError(result.error, ctx.cwd);
-			return { content: [{ type: "text", text: forgeSuccessText(result.value) }], details: forgeDetails(result.value) };
+			const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
+			return { content: [{ type: "text", text: forgeSuccessText(result.value) }], details: forgeDetails(result.value, previous) };
 		},
+		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
+		renderResult: (result, options, theme, context) => renderForgeResult(result, options, theme, context.lastComponent, context.isError),
 	};
 }
 
@@ -58,8 +64,20 @@ export function forgeSuccessText(forged: Forged): string {
 	return lines.join("\n");
 }
 
-function forgeDetails(forged: Forged) {
-	return { name: forged.meta.name, version: forged.meta.version, hash: forged.meta.hash, backedUp: forged.backedUp, previousVersion: forged.previous?.version };
+export const CHECKS = ["schema", "syntax", "imports", "preflight"];
+const MAX_DIFF_CHARS = 20_000;
+
+function forgeDetails(forged: Forged, previousSource: string | undefined): ForgeDetails & { hash: string } {
+	const file = `forge-${forged.meta.name}.ts`;
+	const diff = previousSource === undefined ? undefined : createTwoFilesPatch(`${file} v${forged.previous?.version ?? "?"}`, `${file} v${forged.meta.version}`, previousSource, forged.source, undefined, undefined, { context: 2 });
+	return {
+		name: forged.meta.name,
+		version: forged.meta.version,
+		hash: forged.meta.hash,
+		previousVersion: forged.previous?.version,
+		checks: CHECKS,
+		...(diff ? { diff: diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut)` : diff } : {}),
+	};
 }
 
 /** Placeholder arguments from a schema's required properties, to show the call shape. */
@@ -87,4 +105,3 @@ export function parseJsonField(args: unknown, field: string): any {
 	}
 }
 
-export type { ExtensionAPI };

@@ -5,6 +5,7 @@ import { parseJsonField } from "./forge-tool.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { runHostFor } from "./host.ts";
 import { toPiError, truncateOutput } from "./output.ts";
+import { renderUseCall, renderUseResult } from "./render.ts";
 
 export const useForgeToolSchema = Type.Object({
 	name: Type.String({ description: "Name of the forged tool (see list_forge)." }),
@@ -24,11 +25,14 @@ export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI): Too
 		parameters: useForgeToolSchema as unknown as ToolDefinition["parameters"],
 		prepareArguments: (args) => parseJsonField(args, "args"),
 		async execute(_toolCallId, params: UseForgeToolInput, signal, _onUpdate, ctx) {
+			session.ui.attach(ctx);
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.use(params.name, params.args ?? {}, { signal, host: runHostFor(pi, ctx) });
 			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			const { content, details, truncated } = truncateOutput(result.value);
 			return { content, details: { tool: params.name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
 		},
+		renderCall: (args, theme, context) => renderUseCall(args as Partial<UseForgeToolInput>, theme, context.lastComponent),
+		renderResult: (result, options, theme, context) => renderUseResult(result, options, theme, context.lastComponent, context.isError),
 	};
 }

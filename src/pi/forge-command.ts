@@ -1,0 +1,148 @@
+// `/forge`: the toolbox for a person — a table, one tool in detail, its history and diffs, roll-back, removal, tests
+// and grants — with tool names completed. Output is shown in the chat as an Agent Forge message that never reaches
+// the model (see `hideFromModel`).
+import { realpathSync } from "node:fs";
+import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
+import type { AutocompleteItem } from "@mariozechner/pi-tui";
+import { formatForPerson } from "../errors/format.ts";
+import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
+import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
+import type { ForgeSession } from "./forge-session.ts";
+
+export const FORGE_MESSAGE = "agent-forge";
+
+interface Subcommand {
+	usage: string;
+	summary: string;
+	/** Whether its first argument is a tool name (for completion). */
+	takesTool: boolean;
+	run(args: string[], opened: OpenedToolbox, ctx: ExtensionCommandContext): Promise<string>;
+}
+
+const SUBCOMMANDS: Record<string, Subcommand> = {
+	list: {
+		usage: "/forge list [query]",
+		summary: "the toolbox as a table (best matches first with a query)",
+		takesTool: false,
+		run: async (args, { toolbox }) => toolboxTable(toolbox.list(args.join(" ") || undefined, 500).tools, new Date()),
+	},
+	show: {
+		usage: "/forge show <tool>",
+		summary: "metadata, health, history and source of one tool",
+		takesTool: true,
+		run: async ([name], { toolbox }) => {
+			const view = toolbox.view(name);
+			if (!view) return unknownTool(name, toolbox.entries().map((e) => e.name));
+			return toolDetails(view, await toolbox.store.readSource(name), await toolbox.versions(name), new Date());
+		},
+	},
+	history: {
+		usage: "/forge history <tool>",
+		summary: "every stored version of a tool",
+		takesTool: true,
+		run: async ([name], { toolbox }) => historyTable(name, await toolbox.versions(name), new Date()),
+	},
+	diff: {
+		usage: "/forge diff <tool> [from] [to]",
+		summary: "what changed between two versions (default: the previous and the current one)",
+		takesTool: true,
+		run: async ([name, from, to], { toolbox }) => {
+			const current = toolbox.get(name)?.version ?? Math.max(0, ...(await toolbox.versions(name)).map((e) => e.version));
+			const b = to ? Number(to) : current;
+			const a = from ? Number(from) : b - 1;
+			if (!Number.isInteger(a) || !Number.isInteger(b)) return "Versions are numbers: /forge diff <tool> 2 3";
+			const diff = await toolbox.diff(name, a, b);
+			return diff.ok ? diff.value : formatForPerson(diff.error);
+		},
+	},
+	rollback: {
+		usage: "/forge rollback <tool> <version>",
+		summary: "make an earlier version current again (after the usual checks)",
+		takesTool: true,
+		run: async ([name, version], { toolbox }) => {
+			if (!version || !Number.isInteger(Number(version))) return "Which version? /forge rollback <tool> <version> (see /forge history <tool>)";
+			const result = await toolbox.rollback(name, Number(version));
+			return result.ok ? `Rolled '${name}' back to v${version}: it is now v${result.value.meta.version}.` : formatForPerson(result.error);
+		},
+	},
+	remove: {
+		usage: "/forge remove <tool>",
+		summary: "remove a tool (its history is kept; /forge rollback brings it back)",
+		takesTool: true,
+		run: async ([name], { toolbox }, ctx) => {
+			if (!toolbox.get(name)) return unknownTool(name, toolbox.entries().map((e) => e.name));
+			if (ctx.hasUI && !(await ctx.ui.confirm("Remove forged tool", `Remove '${name}'? Its history is kept.`))) return "Kept.";
+			const result = await toolbox.remove(name);
+			return result.ok ? `Removed '${name}'. It is no longer offered to the model.` : formatForPerson(result.error);
+		},
+	},
+	grants: {
+		usage: "/forge grants [tool]",
+		summary: "capabilities remembered for the tools of this project",
+		takesTool: true,
+		run: async ([name], { grants, config, toolbox }) => {
+			const names = name ? [name] : toolbox.entries().map((e) => e.name);
+			const project = realpathSync.native(config.cwd);
+			const lines = names.flatMap((tool) => {
+				const granted = grants.get(project, tool);
+				return granted.allow.length || granted.deny.length ? [`${tool}: allow ${granted.allow.join(", ") || "—"}; deny ${granted.deny.join(", ") || "—"}`] : [];
+			});
+			return [`Grants file: ${grants.file}`, ...(lines.length ? lines : ["No remembered grants."])].join("\n");
+		},
+	},
+	help: {
+		usage: "/forge help",
+		summary: "this help",
+		takesTool: false,
+		run: async () => helpText(),
+	},
+};
+
+function helpText(): string {
+	return ["Agent Forge — /forge commands:", ...Object.values(SUBCOMMANDS).map((s) => `  ${s.usage.padEnd(34)} ${s.summary}`)].join("\n");
+}
+
+function unknownTool(name: string | undefined, known: string[]): string {
+	if (!name) return "Which tool? Name one (Tab completes).";
+	return `There is no forged tool named '${name}'.${known.length ? ` Tools: ${known.join(", ")}` : ""}`;
+}
+
+/** `/forge show x` → { name: "show", args: ["x"] }; no argument means the table. */
+export function parseForgeArgs(input: string): { name: string; args: string[] } {
+	const [name = "list", ...args] = input.trim().split(/\s+/).filter(Boolean);
+	return { name: name.toLowerCase(), args };
+}
+
+export function forgeCompletions(prefix: string, toolNames: string[]): AutocompleteItem[] | null {
+	const parts = prefix.split(/\s+/);
+	if (parts.length <= 1) {
+		const items = Object.entries(SUBCOMMANDS)
+			.filter(([name]) => name.startsWith(parts[0] ?? ""))
+			// A trailing space after a sub-command that takes a tool, so the next Tab completes the tool's name.
+			.map(([name, sub]) => ({ value: sub.takesTool ? `${name} ` : name, label: name, description: sub.summary }));
+		return items.length ? items : null;
+	}
+	const sub = SUBCOMMANDS[parts[0].toLowerCase()];
+	if (!sub?.takesTool || parts.length > 2) return null;
+	const items = toolNames.filter((name) => name.startsWith(parts[1])).map((name) => ({ value: `${parts[0]} ${name}`, label: name }));
+	return items.length ? items : null;
+}
+
+export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): void {
+	pi.registerCommand("forge", {
+		description: "Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, help)",
+		getArgumentCompletions: (prefix) => forgeCompletions(prefix, session.current?.toolbox.entries().map((e) => e.name) ?? []),
+		handler: async (input, ctx) => {
+			const { name, args } = parseForgeArgs(input);
+			const sub = SUBCOMMANDS[name];
+			let text: string;
+			try {
+				await session.toolboxFor(ctx);
+				text = sub ? await sub.run(args, session.current!, ctx) : `Unknown sub-command '${name}'.\n${helpText()}`;
+			} catch (error) {
+				text = `Agent Forge: ${(error as Error).message.split("\n")[0]}`;
+			}
+			pi.sendMessage({ customType: FORGE_MESSAGE, content: text, display: true });
+		},
+	});
+}
