@@ -106,7 +106,7 @@ export function table(header: string[], rows: string[][]): string {
 export interface Metric {
 	metric: string;
 	value: number;
-	unit: "ms" | "×";
+	unit: "ms" | "×" | "/s" | "tools";
 	goal?: string;
 	met?: boolean;
 }

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_DIR, type BenchResult, RESULTS_DIR, table } from "./lib.ts";
 
-const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead"];
+const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead", "toolbox-scale"];
 
 const failed: string[] = [];
 for (const bench of BENCHES) {
@@ -24,7 +24,8 @@ for (const bench of BENCHES) {
 		continue;
 	}
 	for (const m of result.metrics) {
-		const value = m.unit === "ms" ? `${m.value.toFixed(m.value < 0.1 ? 3 : 2)} ms` : `${m.value.toFixed(2)}×`;
+		const value =
+			m.unit === "ms" ? `${m.value.toFixed(m.value < 0.1 ? 3 : 2)} ms` : m.unit === "/s" ? `${m.value.toFixed(1)} /s` : m.unit === "tools" ? `${m.value} tools` : `${m.value.toFixed(2)}×`;
 		rows.push([result.bench, m.metric, value, m.goal ?? "", m.met === undefined ? "" : m.met ? "✓" : "✗"]);
 	}
 }

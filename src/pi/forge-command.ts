@@ -124,6 +124,8 @@ export function forgeCompletions(prefix: string, toolNames: string[]): Autocompl
 	}
 	const sub = SUBCOMMANDS[parts[0].toLowerCase()];
 	if (!sub?.takesTool || parts.length > 2) return null;
+	// Nothing to offer once the name is complete: Enter then runs the command instead of accepting a completion.
+	if (toolNames.includes(parts[1])) return null;
 	const items = toolNames.filter((name) => name.startsWith(parts[1])).map((name) => ({ value: `${parts[0]} ${name}`, label: name }));
 	return items.length ? items : null;
 }

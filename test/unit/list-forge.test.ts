@@ -46,3 +46,21 @@ describe("formatListing", () => {
 		expect(text).toContain("x…");
 	});
 });
+
+describe("/forge parsing and completion", async () => {
+	const { forgeCompletions, parseForgeArgs } = await import("../../src/pi/forge-command.ts");
+	it("parses a sub-command and its arguments; nothing means the table", () => {
+		expect(parseForgeArgs("")).toEqual({ name: "list", args: [] });
+		expect(parseForgeArgs("  Show   word-count ")).toEqual({ name: "show", args: ["word-count"] });
+	});
+	it("completes sub-commands, with a space after those that take a tool", () => {
+		expect(forgeCompletions("ro", [])?.map((i) => i.value)).toEqual(["rollback "]);
+		expect(forgeCompletions("he", [])?.map((i) => i.value)).toEqual(["help"]);
+		expect(forgeCompletions("zz", [])).toBeNull();
+	});
+	it("completes tool names, and offers nothing once the name is complete", () => {
+		expect(forgeCompletions("show wo", ["word-count", "words", "json-pick"])?.map((i) => i.value)).toEqual(["show word-count", "show words"]);
+		expect(forgeCompletions("show words", ["word-count", "words"])).toBeNull();
+		expect(forgeCompletions("list wo", ["word-count"])).toBeNull();
+	});
+});

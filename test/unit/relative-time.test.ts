@@ -39,3 +39,26 @@ describe("relativeTime", () => {
 		expect(ago(59_600)).toBe("1m ago");
 	});
 });
+
+describe("widget and tiers", async () => {
+	const { widgetLines } = await import("../../src/ui/widget.ts");
+	const { statusText, tierFor } = await import("../../src/ui/tiers.ts");
+	const now = new Date("2026-01-01T12:00:00Z");
+	it("names broken and quarantined tools in Health, and counts them", () => {
+		expect(widgetLines({ total: 5, broken: ["a"], quarantined: ["b"], executing: [] }, now)).toEqual([
+			"Evolved Tools: 5 (3 ok · 1 broken · 1 quarantined)",
+			"Last Action: none yet",
+			"Health: broken: a; quarantined: b",
+		]);
+	});
+	it("shows what is running, else the last action with its relative time", () => {
+		const last = { kind: "forged" as const, name: "sql-explorer", version: 2, at: new Date("2026-01-01T11:58:00Z") };
+		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: [], last }, now)[1]).toBe("Last Action: Forged 'sql-explorer' v2 2m ago");
+		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: ["log-parser"], last }, now)[1]).toBe("Last Action: Executing 'log-parser'…");
+	});
+	it("tiers by healthy tools", () => {
+		expect([0, 1, 3, 10, 25, 100].map((n) => tierFor(n).name)).toEqual(["Cold Anvil", "Apprentice", "Journeyman", "Artisan", "Master Smith", "Legendary Forge"]);
+		expect(statusText(2)).toBe("Forge Tier: Apprentice (2 tools · 1 to Journeyman)");
+		expect(statusText(150)).toBe("Forge Tier: Legendary Forge (150 tools)");
+	});
+});
