@@ -4,8 +4,15 @@ import { join } from "node:path";
 import lockfile from "proper-lockfile";
 
 export const LOCK_FILE = ".forge.lock";
+/** The registry has a lock of its own, so forges never wait for a registry save. */
+export const REGISTRY_LOCK_FILE = ".forge-registry.lock";
 
 export interface LockOptions {
+	/**
+	 * What is locked, in the toolbox folder (default: the toolbox itself). proper-lockfile keeps held locks by this
+	 * target, so two locks need two targets; the lock file is `<target>.lock`-like: `.forge.lock`, `.forge-registry.lock`.
+	 */
+	target?: "toolbox" | "registry";
 	/** A lock not refreshed for this long belongs to a dead process and is taken over. */
 	staleMs?: number;
 	/** How long to keep trying before giving up. */
@@ -15,8 +22,9 @@ export interface LockOptions {
 export async function withToolboxLock<T>(dir: string, run: () => Promise<T>, options: LockOptions = {}): Promise<T> {
 	const staleMs = Math.max(options.staleMs ?? 5_000, 2_000);
 	const waitMs = options.waitMs ?? 30_000;
-	const release = await lockfile.lock(dir, {
-		lockfilePath: join(dir, LOCK_FILE),
+	const registry = options.target === "registry";
+	const release = await lockfile.lock(registry ? join(dir, "forge-registry.json") : dir, {
+		lockfilePath: join(dir, registry ? REGISTRY_LOCK_FILE : LOCK_FILE),
 		realpath: false,
 		stale: staleMs,
 		update: Math.min(staleMs / 5, 5_000),

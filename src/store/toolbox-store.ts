@@ -46,6 +46,11 @@ export class ToolboxStore {
 		return withToolboxLock(this.dir, fn, this.lockOptions);
 	}
 
+	/** Runs `fn` holding the registry's own lock (registry saves of every process, one at a time). */
+	registryLocked<T>(fn: () => Promise<T>): Promise<T> {
+		return withToolboxLock(this.dir, fn, { ...this.lockOptions, target: "registry" });
+	}
+
 	/** Every tool with at least one of its two files, and their stamps. */
 	async listStamps(): Promise<Map<string, ToolStamps>> {
 		const tools = new Map<string, ToolStamps>();

@@ -3,12 +3,18 @@
 import { type Registry, type RegistryEntry, emptyRegistry, parseRegistry, serializeRegistry } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 
+/** A burst of forges is saved once: the save waits this long after the last change (and at most MAX_DELAY_MS). */
+export const SAVE_DELAY_MS = 100;
+const MAX_DELAY_MS = 1_000;
+
 export class RegistryKeeper {
 	private registry: Registry = emptyRegistry();
 	/** Names this process changed (set or deleted) since its last save. */
 	private readonly dirty = new Set<string>();
 	private saving: Promise<void> | undefined;
 	private pendingSave = false;
+	private lastChange = 0;
+	private flushing = false;
 
 	constructor(private readonly store: ToolboxStore) {}
 
@@ -40,19 +46,24 @@ export class RegistryKeeper {
 		this.scheduleSave();
 	}
 
-	/** Writes the whole registry now (start-up, with the lock already held). */
+	/** Writes the whole registry now (start-up, with the toolbox lock already held). */
 	async writeAll(): Promise<void> {
 		this.dirty.clear();
-		await this.store.writeRegistry(serializeRegistry(this.registry));
+		await this.store.registryLocked(() => this.store.writeRegistry(serializeRegistry(this.registry)));
 	}
 
 	private scheduleSave(): void {
 		this.pendingSave = true;
+		this.lastChange = Date.now();
 		this.saving ??= (async () => {
-			await Promise.resolve();
+			const first = Date.now();
 			while (this.pendingSave) {
+				// Quiet for SAVE_DELAY_MS (or waited MAX_DELAY_MS): then save everything changed so far.
+				while (!this.flushing && Date.now() - this.lastChange < SAVE_DELAY_MS && Date.now() - first < MAX_DELAY_MS) {
+					await new Promise((resolve) => setTimeout(resolve, SAVE_DELAY_MS));
+				}
 				this.pendingSave = false;
-				await this.store.locked(() => this.mergeAndWrite()).catch(() => undefined);
+				await this.store.registryLocked(() => this.mergeAndWrite()).catch(() => undefined);
 			}
 			this.saving = undefined;
 		})();
@@ -76,7 +87,13 @@ export class RegistryKeeper {
 		}
 	}
 
+	/** Saves what is pending now, without the debounce. */
 	async flush(): Promise<void> {
-		while (this.saving) await this.saving;
+		this.flushing = true;
+		try {
+			while (this.saving) await this.saving;
+		} finally {
+			this.flushing = false;
+		}
 	}
 }
