@@ -7,7 +7,7 @@ import { join } from "node:path";
 
 export const HISTORY_DIR = ".history";
 
-export type HistoryEvent = "forged" | "edited" | "rolled-back" | "removed" | "recovered";
+export type HistoryEvent = "forged" | "edited" | "rolled-back" | "removed" | "recovered" | "imported";
 
 export interface HistoryEntry {
 	version: number;

@@ -5,13 +5,14 @@ import { createTwoFilesPatch } from "diff";
 import type { ForgeConfig } from "../config.ts";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { checkSource } from "../forge/check-source.ts";
-import type { TakenNames } from "../forge/names.ts";
+import { type TakenNames, validateName } from "../forge/names.ts";
 import { type ForgeRequest, type Forged, type PreviousVersion, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
 import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { normaliseResult, type ToolOutput } from "../runtime/result.ts";
 import type { RunHost, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
+import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
 import { type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
 import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
@@ -207,6 +208,30 @@ export class Toolbox {
 		});
 	}
 
+	/** Brings a tool from another toolbox or an exported package: same checks as a forge; its version continues ours. */
+	importTool(source: string, metaText: string, takenNames: TakenNames): Promise<Result<Forged>> {
+		return this.change(async () => {
+			let declared: unknown;
+			try {
+				declared = (JSON.parse(metaText) as { name?: unknown } | null)?.name;
+			} catch (error) {
+				return fail(new ForgeError("load", `The tool's metadata is not valid JSON: ${(error as Error).message}`));
+			}
+			const named = validateName(declared, takenNames);
+			if (!named.ok) return named;
+			const meta = parseMeta(metaText, named.value);
+			if (!meta.ok) return meta;
+			const secrets = findSecrets(source);
+			if (secrets.length) return fail(new ForgeError("secrets", secretRefusal(secrets, tsFileOf(named.value)).message, { tool: named.value }));
+			const previous = await this.previousVersion(named.value);
+			const at = this.now().toISOString();
+			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash: hashSource(source), createdAt: previous?.createdAt || at, updatedAt: at };
+			const result = await this.guard(named.value, () => promoteSource(next, source, { store: this.store, preflight: this.runner.preflight, previous }));
+			if (result.ok) await this.adopt(result.value, "imported");
+			return result;
+		});
+	}
+
 	/** Removes a tool: its files go (its history stays), and it is no longer offered. */
 	remove(name: string): Promise<Result<RegistryEntry>> {
 		return this.change(async () => {
@@ -280,7 +305,7 @@ export class Toolbox {
 	}
 
 	/** After a successful promotion: history, registry, caches, health, search, listeners. */
-	private async adopt(forged: Forged, event: "forged" | "rolled-back", from?: number): Promise<void> {
+	private async adopt(forged: Forged, event: "forged" | "rolled-back" | "imported", from?: number): Promise<void> {
 		const entry = entryFromMeta(forged.meta, forged.stamps);
 		await this.history.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), this.now(), from).catch(() => undefined);
 		this.registry.set(entry);

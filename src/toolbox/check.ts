@@ -1,0 +1,39 @@
+// Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
+// runner — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
+import { type ForgeErrorData, ForgeError } from "../errors/forge-error.ts";
+import { verifyToolFile } from "../forge/check-source.ts";
+import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../store/tool-files.ts";
+import type { Toolbox } from "./toolbox.ts";
+
+export interface ToolVerdict {
+	name: string;
+	ok: boolean;
+	version?: number;
+	/** The file was edited by hand since the forge wrote it (it may still be valid). */
+	edited?: boolean;
+	error?: ForgeErrorData;
+}
+
+export async function checkToolbox(toolbox: Toolbox, names?: string[]): Promise<ToolVerdict[]> {
+	const onDisk = [...(await toolbox.store.listStamps()).keys()].sort();
+	const wanted = names?.length ? onDisk.filter((name) => names.includes(name)) : onDisk;
+	const verdicts: ToolVerdict[] = [];
+	for (const name of wanted) verdicts.push(await checkTool(toolbox, name));
+	for (const name of names ?? []) {
+		if (!onDisk.includes(name)) verdicts.push({ name, ok: false, error: { phase: "not-found", message: `There is no forged tool named '${name}'.` } });
+	}
+	return verdicts;
+}
+
+async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
+	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
+	const broken = (error: ForgeError, extra: Partial<ToolVerdict> = {}): ToolVerdict => ({ name, ok: false, ...extra, error: error.toData() });
+	if (source === undefined) return broken(new ForgeError("load", `${tsFileOf(name)} is missing.`));
+	if (metaText === undefined) return broken(new ForgeError("load", `${jsonFileOf(name)} is missing.`));
+	const meta = parseMeta(metaText, name);
+	if (!meta.ok) return broken(meta.error);
+	const edited = meta.value.hash !== hashSource(source);
+	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.runner.preflight);
+	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
+	return { name, ok: true, version: meta.value.version, edited };
+}
