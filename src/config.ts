@@ -20,6 +20,10 @@ export interface ForgeConfig {
 	quarantineAfter: number;
 	/** A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`, default 5000, at least 2000). */
 	lockStaleMs: number;
+	/** Most forged tools offered to the model as tools of their own at once (`PI_FORGE_ACTIVE_LIMIT`, default 12). */
+	activeLimit: number;
+	/** Tools always in the active set (`PI_FORGE_PINNED`, comma-separated, or `pinned` in a config file). */
+	pinned: string[];
 	/** The project directory: pi's cwd. */
 	cwd: string;
 	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
@@ -35,6 +39,7 @@ export const DEFAULT_MAX_MEMORY_MB = 512;
 export const DEFAULT_HISTORY_LIMIT = 50;
 export const DEFAULT_QUARANTINE_AFTER = 5;
 export const DEFAULT_LOCK_STALE_MS = 5_000;
+export const DEFAULT_ACTIVE_LIMIT = 12;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
@@ -57,9 +62,11 @@ interface FileSettings {
 	maxMemoryMb?: unknown;
 	historyLimit?: unknown;
 	quarantineAfter?: unknown;
+	activeLimit?: unknown;
+	pinned?: unknown;
 }
 
-const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter"];
+const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "pinned"];
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
@@ -104,6 +111,8 @@ export function readConfig(
 			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", settings.historyLimit, DEFAULT_HISTORY_LIMIT),
 			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", settings.quarantineAfter, DEFAULT_QUARANTINE_AFTER),
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
+			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", settings.activeLimit, DEFAULT_ACTIVE_LIMIT),
+			pinned: (env.PI_FORGE_PINNED?.split(",") ?? (Array.isArray(settings.pinned) ? settings.pinned.map(String) : [])).map((name) => name.trim()).filter(Boolean),
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),

@@ -7,6 +7,7 @@ import type { RegistryEntry } from "../store/registry.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { ToolboxWatcher } from "../toolbox/watcher.ts";
+import { selectActive } from "../toolbox/active-set.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { toPiError } from "./output.ts";
 import { ForgeUi } from "./ui-controller.ts";
@@ -50,13 +51,12 @@ export class ForgeSession {
 				}, { cause: error }), cwd);
 			}
 			box.onEvent((event) => {
-				if (event.type === "forged" || (event.type === "reloaded" && event.entry)) this.registerDirect(box.get(event.name));
-				if (event.type === "forged" || event.type === "reloaded" || event.type === "removed" || event.type === "executed") this.syncActiveTools(box);
+				if (event.type === "forged" || event.type === "reloaded" || event.type === "removed" || event.type === "executed") this.refreshActive(box);
 			});
-			for (const entry of box.entries()) this.registerDirect(entry);
-			this.syncActiveTools(box);
+			this.refreshActive(box);
+			// Live reload starts in the background: a large toolbox must not slow pi's start.
 			this.watcher = new ToolboxWatcher(box);
-			await this.watcher.start().catch(() => undefined);
+			void this.watcher.start().catch(() => undefined);
 			return box;
 		})();
 		this.opened = { cwd, toolbox };
@@ -78,6 +78,18 @@ export class ForgeSession {
 		return taken;
 	}
 
+	/**
+	 * The bounded active set: pinned tools and the most recently and often used ones, up to the ceiling, are registered
+	 * with pi and offered to the model; the rest stay one list_forge + use_forge_tool away. Takes effect from the next run.
+	 */
+	private refreshActive(box: Toolbox): void {
+		const { pinned, activeLimit } = box.config;
+		const candidates = box.entries().map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
+		const active = selectActive(candidates, pinned, activeLimit, new Date());
+		for (const name of active) this.registerDirect(box.get(name));
+		this.syncActiveTools(new Set(active.filter((name) => this.direct.has(name))));
+	}
+
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
 	private registerDirect(entry: RegistryEntry | undefined): void {
 		if (!entry || entry.status !== "ok" || this.direct.get(entry.name) === entry.version) return;
@@ -87,20 +99,16 @@ export class ForgeSession {
 	}
 
 	/**
-	 * pi has no way to unregister a tool: a forged tool that is broken, quarantined or removed is taken out of the
-	 * active set instead (from the next run on), and put back when it is healthy again. Other tools are left alone.
+	 * pi has no way to unregister a tool: a forged tool that left the active set (broken, quarantined, removed, or
+	 * pushed out by busier ones) is deactivated instead, and activated again when it returns. Other tools are left alone.
 	 */
-	private syncActiveTools(box: Toolbox): void {
+	private syncActiveTools(offered: Set<string>): void {
 		let active: string[];
 		try {
 			active = this.pi.getActiveTools();
 		} catch {
 			return; // not bound yet (during extension load): session_start syncs again
 		}
-		const offered = new Set([...this.direct.keys()].filter((name) => {
-			const entry = box.get(name);
-			return entry !== undefined && box.state(entry) === "ok";
-		}));
 		const next = [...active.filter((name) => !this.direct.has(name) || offered.has(name)), ...[...offered].filter((name) => !active.includes(name))];
 		if (next.length !== active.length || next.some((name, i) => name !== active[i])) this.pi.setActiveTools(next);
 	}

@@ -17,6 +17,7 @@ import { type HistoryEntry, ToolHistory } from "../store/history.ts";
 import { type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
 import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
+import { CompileCache } from "../store/compile-cache.ts";
 import { deriveEntry } from "./derive.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
@@ -71,7 +72,9 @@ export class Toolbox {
 	readonly history: ToolHistory;
 	private readonly registry: RegistryKeeper;
 	private readonly compiled = new Map<string, CompiledTool>();
-	private readonly search = new ToolSearch();
+	private readonly compileCache: CompileCache;
+	/** Built at the first query, not at start: a large toolbox must not slow pi's start. */
+	private searchIndex: ToolSearch | undefined;
 	private readonly listeners = new Set<(event: ToolboxEvent) => void>();
 	private writes: Promise<unknown> = Promise.resolve();
 
@@ -84,6 +87,22 @@ export class Toolbox {
 		this.health = new HealthStore(config.toolboxDir);
 		this.history = new ToolHistory(config.toolboxDir, config.historyLimit);
 		this.registry = new RegistryKeeper(this.store);
+		this.compileCache = new CompileCache(config.toolboxDir);
+	}
+
+	private get search(): ToolSearch {
+		if (!this.searchIndex) {
+			this.searchIndex = new ToolSearch();
+			for (const entry of this.registry.entries()) this.searchIndex.upsert(entry);
+		}
+		return this.searchIndex;
+	}
+
+	/** Keeps the search index (if it exists yet) in step with a change. */
+	private indexed(name: string, entry?: RegistryEntry): void {
+		if (!this.searchIndex) return;
+		if (entry) this.searchIndex.upsert(entry);
+		else this.searchIndex.remove(name);
 	}
 
 	onEvent(listener: (event: ToolboxEvent) => void): () => void {
@@ -114,7 +133,6 @@ export class Toolbox {
 			if (rebuilt || stale.length > 0) await this.registry.writeAll();
 			return { tools: this.registry.size, broken: [], rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined), rederived: stale, recovered };
 		});
-		for (const entry of this.registry.entries()) this.search.upsert(entry);
 		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
 		return report;
@@ -248,7 +266,7 @@ export class Toolbox {
 			}
 			this.registry.delete(name);
 			this.forgetCaches(name);
-			this.search.remove(name);
+			this.indexed(name);
 			this.emit({ type: "removed", name });
 			return ok(entry);
 		});
@@ -264,7 +282,7 @@ export class Toolbox {
 				if (!current) return undefined;
 				this.registry.delete(name);
 				this.forgetCaches(name);
-				this.search.remove(name);
+				this.indexed(name);
 				this.emit({ type: "reloaded", name });
 				return undefined;
 			}
@@ -273,7 +291,7 @@ export class Toolbox {
 			this.registry.set(entry);
 			this.runner.forget(name);
 			forgetValidator(name);
-			this.search.upsert(entry);
+			this.indexed(name, entry);
 			this.emit({ type: "reloaded", name, entry });
 			return entry;
 		});
@@ -312,7 +330,8 @@ export class Toolbox {
 		this.forgetCaches(entry.name);
 		this.compiled.set(entry.name, { hash: entry.hash, source: forged.source, code: forged.compiled });
 		this.health.reset(entry.name);
-		this.search.upsert(entry);
+		this.indexed(entry.name, entry);
+		void this.compileCache.put(entry.hash, forged.compiled);
 		this.emit({ type: "forged", name: entry.name, version: entry.version, previousVersion: forged.previous?.version, rolledBackFrom: from });
 	}
 
@@ -360,11 +379,16 @@ export class Toolbox {
 		return ok({ ...normaliseResult(outcome.value), durationMs, version: entry.version });
 	}
 
-	/** The compiled code of a tool: from the forge or the derivation, else compiled now (and checked again). */
+	/** The compiled code of a tool: from memory, the disk cache, else compiled now (and checked again). */
 	private async compiledTool(entry: RegistryEntry): Promise<Result<CompiledTool>> {
 		const cached = this.compiled.get(entry.name);
 		if (cached?.hash === entry.hash) return ok(cached);
-		const source = await this.store.readSource(entry.name);
+		const [source, fromDisk] = await Promise.all([this.store.readSource(entry.name), this.compileCache.get(entry.hash)]);
+		if (source !== undefined && fromDisk && hashSource(source) === entry.hash) {
+			const compiled = { hash: entry.hash, source, code: fromDisk };
+			this.compiled.set(entry.name, compiled);
+			return ok(compiled);
+		}
 		if (source === undefined || hashSource(source) !== entry.hash) {
 			return fail(new ForgeError("load", `${tsFileOf(entry.name)} changed on disk since it was checked.`, {
 				tool: entry.name,
@@ -376,6 +400,7 @@ export class Toolbox {
 		if (!checked.ok) return fail(checked.error.with({ tool: entry.name }));
 		const compiled = { hash: entry.hash, source, code: checked.value.cjs };
 		this.compiled.set(entry.name, compiled);
+		void this.compileCache.put(entry.hash, compiled.code);
 		return ok(compiled);
 	}
 

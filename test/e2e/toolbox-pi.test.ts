@@ -49,8 +49,10 @@ describe("the toolbox under real use", () => {
 		const names = Array.from({ length: 16 }, (_, i) => `par-${i}`);
 		const run = await pi.run("forge many", [names.map((name) => ({ name: "forge_tool", args: forgeArgs(name, name) })), { text: "ok" }]);
 		expect(run.toolEvents.filter((e) => !e.isError)).toHaveLength(16);
-		const next = await pi.run("use them", [names.map((name) => ({ name, args: {} })), { text: "ok" }]);
+		const next = await pi.run("use them", [names.map((name) => ({ name: "use_forge_tool", args: { name } })), { text: "ok" }]);
 		expect(next.toolEvents.map((e) => e.text).sort()).toEqual([...names].sort());
+		// At most PI_FORGE_ACTIVE_LIMIT (12) of them are offered as tools of their own.
+		expect(next.toolNamesSeen[0].filter((name) => name.startsWith("par-"))).toHaveLength(12);
 		const cwd = pi.cwd;
 		await pi.dispose();
 		pi = undefined;

@@ -105,3 +105,30 @@ describe("use", () => {
 		expect(toolbox.list().tools[0].health?.lastUsedAt).toBeTypeOf("string");
 	});
 });
+
+describe("the compile cache", () => {
+	it("a restart with a warm cache runs the cached output instead of compiling again", async () => {
+		const { readdir, readFile, writeFile } = await import("node:fs/promises");
+		const { join } = await import("node:path");
+		const box = await tempToolbox();
+		await box.toolbox.forge(toolRequest("cached", "return 'compiled';"), new Map());
+		await box.toolbox.flush();
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		const dir = join(box.dir, ".state", "compiled");
+		const [file] = await readdir(dir);
+		// Mark the cached output: if the call returns the mark, the cache was used and nothing was compiled.
+		const cached = JSON.parse(await readFile(join(dir, file), "utf8"));
+		await writeFile(join(dir, file), JSON.stringify({ ...cached, code: cached.code.replace("compiled", "from the cache") }));
+		const restarted = await box.reopen();
+		const used = await restarted.use("cached", { text: "" }, { host });
+		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "from the cache" });
+	});
+
+	it("a cache entry for other source is never used", async () => {
+		const box = await tempToolbox();
+		await box.toolbox.forge(toolRequest("cached", "return 'v1';"), new Map());
+		await box.toolbox.forge(toolRequest("cached", "return 'v2';"), new Map());
+		const used = await (await box.reopen()).use("cached", { text: "" }, { host });
+		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "v2" });
+	});
+});

@@ -16,6 +16,8 @@ describe("readConfig", () => {
 				historyLimit: 50,
 				quarantineAfter: 5,
 				lockStaleMs: 5000,
+				activeLimit: 12,
+				pinned: [],
 				cwd,
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),
@@ -102,7 +104,7 @@ describe("config files", () => {
 		expect(config.maxMemoryMb).toBe(128);
 		expect(problems.map((p) => p.message)).toEqual([
 			expect.stringContaining("/agent/forge/config.json is not valid JSON"),
-			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter)",
+			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, pinned)",
 		]);
 	});
 });
