@@ -4,6 +4,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
 import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
@@ -45,21 +46,25 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 			const result = await toolbox.forge(params, session.takenNames());
 			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
-			return { content: [{ type: "text", text: forgeSuccessText(result.value) }], details: forgeDetails(result.value, previous) };
+			const similar = mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
+			return { content: [{ type: "text", text: forgeSuccessText(result.value, similar) }], details: forgeDetails(result.value, previous) };
 		},
 		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
 		renderResult: (result, options, theme, context) => renderForgeResult(result, options, theme, context.lastComponent, context.isError),
 	};
 }
 
-export function forgeSuccessText(forged: Forged): string {
+export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }): string {
 	const { meta } = forged;
 	const file = `forge-${meta.name}.ts`;
 	const lines = [
 		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load).`,
 		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1} is kept as ${file}.bak.` : "This is a new tool.",
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
-		`From the next prompt on it is also available directly as the tool '${meta.name}'.`,
+		`From the next prompt on it is also available directly as the tool '${meta.name}' (or through use_forge_tool).`,
+		...(similar
+			? [`Note: '${similar.name}' looks like the same job ("${similar.description}"). If it already does what you need, use it instead; to change it, forge '${similar.name}' again rather than keeping two.`]
+			: []),
 	];
 	return lines.join("\n");
 }
