@@ -2,16 +2,17 @@
 // project, a command, an environment variable, the in-process API) is decided by the policy — asking a person through
 // pi's UI where there is one — written to the audit log, and only then done here, in pi's process.
 import { type ChildProcess, spawn } from "node:child_process";
+import { constants as fsConstants } from "node:fs";
 import * as fsPromises from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { ForgePolicy } from "../../config.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { type Capability, capabilityKey, describeCapability } from "../../policy/capability.ts";
-import { type Decision, decide, refusalHint } from "../../policy/decide.ts";
+import { type Decision, REASONS, decide, isInside, refusalHint } from "../../policy/decide.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
 import type { RunHost } from "../runner.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
-import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, WireError } from "./protocol.ts";
+import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, WireError } from "./protocol.ts";
 
 export interface BrokerSettings {
 	policy: ForgePolicy;
@@ -34,7 +35,12 @@ export interface BrokerCall {
 	pause(): () => void;
 	/** Commands started for the call, killed with it. */
 	children: Set<ChildProcess>;
+	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
+	alive(): boolean;
 }
+
+/** The reply to a request whose call has ended. */
+export const CALL_OVER: WireError = { phase: "runtime", message: "The call this request belongs to is over (it finished, timed out or was cancelled)." };
 
 export const ASK_OPTIONS = { once: "Allow once", always: "Always allow for this tool", deny: "Deny" } as const;
 const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
@@ -48,10 +54,14 @@ export class Broker {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
 			if (request.kind === "env" && !(request.name in process.env)) return { ok: true, value: undefined };
+			// mkdir of a folder that exists is harmless; any other write to a folder above the toolbox is not.
+			const guardAncestors = !(request.kind === "fs" && request.action === "mkdir");
 			for (const capability of capabilities) {
-				const refusal = await this.authorise(capability, call);
+				const refusal = await this.authorise(capability, call, guardAncestors);
 				if (refusal) return { ok: false, error: refusal };
 			}
+			// A person may answer after the call timed out or was cancelled: what it asked for is not done any more.
+			if (!call.alive()) return { ok: false, error: CALL_OVER };
 			return { ok: true, value: await this.perform(request, call) };
 		} catch (error) {
 			return { ok: false, error: fromError(error) };
@@ -62,6 +72,7 @@ export class Broker {
 		switch (request.kind) {
 			case "fs": {
 				if (!isFsOp(request.action)) throw Object.assign(new Error(`fs.${request.action} is not available to forged tools.`), { code: "ERR_FORGE_UNSUPPORTED" });
+				checkReadOnly(request);
 				const capabilities: Capability[] = [];
 				for (const [index, access] of FS_OPS[request.action].paths) {
 					const path = request.args[index];
@@ -83,15 +94,18 @@ export class Broker {
 	}
 
 	/** Undefined when allowed; the refusal otherwise. Every decision is audited. */
-	private async authorise(capability: Capability, call: BrokerCall): Promise<WireError | undefined> {
+	private async authorise(capability: Capability, call: BrokerCall, guardAncestors: boolean): Promise<WireError | undefined> {
 		const { settings } = this;
 		const grants = settings.grants.get(settings.projectDir, call.tool);
-		let decision: Decision = decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protectedDirs: settings.protectedDirs, grants });
+		let decision: Decision = guardAncestors && enclosesProtected(capability, settings.protectedDirs)
+			? { verdict: "deny", reason: REASONS.protected }
+			: decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protectedDirs: settings.protectedDirs, grants });
 		let audited: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
 		if (decision.verdict === "ask") {
 			const answer = await this.ask(capability, call);
 			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, capabilityKey(capability), "allow").catch(() => undefined);
-			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : "ask-deny";
+			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
+			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : answer === "deny" ? "ask-deny" : undefined;
 			decision = answer === "deny" ? { verdict: "deny", reason: "denied by the user" } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always") {
@@ -130,7 +144,7 @@ export class Broker {
 	private async perform(request: BrokerRequest, call: BrokerCall): Promise<unknown> {
 		switch (request.kind) {
 			case "fs":
-				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...request.args));
+				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...fsArguments(request)));
 			case "exec":
 				return runCommand(request, this.settings, call);
 			case "env":
@@ -139,6 +153,14 @@ export class Broker {
 				return undefined;
 		}
 	}
+}
+
+/**
+ * A write to a folder that holds the toolbox (removing or renaming `.pi`, say) would take the toolbox with it,
+ * though the path itself is outside it.
+ */
+function enclosesProtected(capability: Capability, protectedDirs: string[]): boolean {
+	return capability.kind === "fs-write" && protectedDirs.some((dir) => isInside(dir, capability.path));
 }
 
 /** The real path of `path`, or for a path that does not exist yet the real path of its nearest existing parent joined with the rest. */
@@ -176,6 +198,9 @@ function runCommand(request: ExecRequest, settings: BrokerSettings, call: Broker
 		};
 		child.stdout!.on("data", collect((text) => (stdout += text)));
 		child.stderr!.on("data", collect((text) => (stderr += text)));
+		// A command that exits without reading its input closes the pipe: EPIPE is no error of the tool's (and an
+		// unheard stream error would be an uncaught exception in pi's process).
+		child.stdin!.on("error", () => undefined);
 		child.stdin!.end(request.input ?? "");
 		const timer = request.timeoutMs
 			? setTimeout(() => {
@@ -201,6 +226,28 @@ export function killGroup(child: ChildProcess): void {
 	} catch {
 		child.kill("SIGKILL");
 	}
+}
+
+const READ_ONLY_FLAGS: ReadonlySet<unknown> = new Set(["r", "rs", "sr", fsConstants.O_RDONLY]);
+
+/** A read is authorised as a read: readFile with a flag that opens for writing ("w" truncates) would be a write. */
+function checkReadOnly(request: FsRequest): void {
+	if (request.action !== "readFile") return;
+	const options = request.args[1];
+	const flag = options && typeof options === "object" ? (options as { flag?: unknown }).flag : undefined;
+	if (flag !== undefined && !READ_ONLY_FLAGS.has(flag)) {
+		throw Object.assign(new Error(`fs.readFile opens files for reading only (flag ${JSON.stringify(flag)} refused): write with fs.writeFile or fs.appendFile.`), { code: "ERR_FORGE_UNSUPPORTED" });
+	}
+}
+
+/**
+ * The arguments pi's process runs an operation with. A recursive copy never follows links: only the source folder's
+ * own path was checked, and a link inside it may point anywhere.
+ */
+function fsArguments(request: FsRequest): unknown[] {
+	if (request.action !== "cp") return request.args;
+	const [source, destination, options] = request.args;
+	return [source, destination, { ...(options && typeof options === "object" ? options : {}), dereference: false }];
 }
 
 /** Values that do not survive structured cloning as themselves go back tagged (see the fs facade's decode). */

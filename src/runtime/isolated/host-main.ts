@@ -24,7 +24,12 @@ const send = (message: FromHost) => process.send!(message);
 const workers = new Map<string, ToolWorker>();
 const relayed = new Map<number, { port: MessagePort; localId: number; wake?: SharedArrayBuffer }>();
 let nextRelayId = 1;
-let preflight: { worker: Worker; jobs: Set<number> } | undefined;
+interface Preflight {
+	worker: Worker;
+	jobs: Set<number>;
+	limits: Limits;
+}
+let preflight: Preflight | undefined;
 
 export const PREFLIGHT_WORKER = "<preflight>";
 
@@ -82,7 +87,7 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	port1.on("message", (request: PortRequest) => {
 		const requestId = nextRelayId++;
 		relayed.set(requestId, { port: port1, localId: request.requestId, wake: request.wake });
-		send({ type: "broker", requestId, callId: request.callId, request: request.request });
+		send({ type: "broker", requestId, callId: request.callId, tool: tool.name, hash: tool.hash, request: request.request });
 	});
 	worker.on("message", (message: FromWorker) => {
 		if (message.type === "result") entry.calls.delete(message.callId);
@@ -124,39 +129,68 @@ async function stop(name: string, error: WireError): Promise<void> {
 	send({ type: "stopped", tool: name });
 }
 
-function preflightWorker(limits: Limits): { worker: Worker; jobs: Set<number> } {
+function preflightWorker(limits: Limits): Preflight {
 	if (preflight) return preflight;
 	const worker = new Worker(options.preflightWorker, {
-		workerData: { typeboxPath: options.typeboxPath },
+		workerData: { typeboxPath: options.typeboxPath, roots: options.roots, limits, safeEnv: { ...process.env } },
 		resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 		stdout: true,
 		stderr: true,
 	});
 	worker.stdout.resume();
 	worker.stderr.resume();
-	const current = { worker, jobs: new Set<number>() };
+	const current: Preflight = { worker, jobs: new Set<number>(), limits };
 	worker.on("message", (message: FromHost & { callId: number }) => {
 		current.jobs.delete(message.callId);
 		send(message);
+		// One module per worker: what its top-level code changed dies with it. The next one starts now, ready for the next forge.
+		if (current.jobs.size === 0) retirePreflight(current);
 	});
-	const failJobs = (message: string) => {
-		for (const callId of current.jobs) send({ type: "preflight-result", callId, ok: false, error: { phase: "load", message } });
+	const failJobs = (error: WireError) => {
+		for (const callId of current.jobs) send({ type: "preflight-result", callId, ok: false, error });
 		current.jobs.clear();
 		if (preflight === current) preflight = undefined;
 	};
-	worker.on("error", (error) => failJobs(`The preflight load crashed: ${error.message}`));
-	worker.on("exit", () => failJobs("The preflight load was stopped."));
+	worker.on("error", (error: Error & { code?: string }) =>
+		failJobs(error.code === "ERR_WORKER_OUT_OF_MEMORY"
+			? { phase: "load", message: `Loading the module used more than ${limits.memoryMb} MB of heap and was stopped: its top-level code must stay small.`, hint: "Keep top-level code to the template; the logic runs inside execute." }
+			: { phase: "load", message: `The preflight load crashed: ${error.message}` }),
+	);
+	worker.on("exit", () => failJobs({ phase: "load", message: "The preflight load was stopped." }));
 	preflight = current;
 	return current;
 }
 
-// Heap caps do not cover Buffers and other memory outside the heap: stop the running tools if the process grows past the limit.
+function retirePreflight(current: Preflight): void {
+	if (preflight !== current) return;
+	preflight = undefined;
+	void current.worker.terminate();
+	preflightWorker(current.limits);
+}
+
+// Heap caps do not cover Buffers and other memory outside the heap. Past the limit, every running call fails (which
+// tool grew cannot be told apart) and pi is asked to end this process: a terminated worker may take seconds to give its
+// memory back, and only a new process is sure to start clean. pi restarts the host on the next call.
+let recycling = false;
 setInterval(() => {
-	if (process.memoryUsage.rss() / 1024 / 1024 <= options.rssLimitMb) return;
+	if (recycling || process.memoryUsage.rss() / 1024 / 1024 <= options.rssLimitMb) return;
+	recycling = true;
+	const hint = "Process the input in smaller pieces (Buffers count too), or raise PI_FORGE_MAX_MEMORY_MB.";
+	const results: FromHost[] = [];
 	for (const [name, entry] of workers) {
-		if (entry.calls.size === 0) continue;
-		void stop(name, { phase: "memory", message: `'${name}' used more memory than allowed and was stopped.`, hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB." });
+		const error: WireError = { phase: "memory", message: `'${name}' used more memory than allowed (the runner passed ${options.rssLimitMb} MB) and was stopped.`, hint };
+		for (const callId of entry.calls) results.push({ type: "result", callId, ok: false, error });
+		entry.calls.clear();
+		void entry.worker.terminate();
 	}
+	if (preflight) {
+		const error: WireError = { phase: "memory", message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`, hint };
+		for (const callId of preflight.jobs) results.push({ type: "preflight-result", callId, ok: false, error });
+		preflight.jobs.clear();
+		void preflight.worker.terminate();
+	}
+	// One message: pi retires this host before anyone learns of the failures, so a call made in answer goes to a new host.
+	send({ type: "recycle", results });
 }, 100).unref();
 
 process.on("disconnect", () => process.exit(0));

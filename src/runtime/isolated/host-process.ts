@@ -20,6 +20,8 @@ export class HostProcess {
 	private child: ChildProcess | undefined;
 	private stderrTail = "";
 	private exited = false;
+	/** Set as soon as a kill is sent: a host on its way out takes no more messages. */
+	private killed = false;
 
 	constructor(private readonly onMessage: (message: FromHost) => void, private readonly onExit: (reason: string) => void) {}
 
@@ -70,7 +72,7 @@ export class HostProcess {
 	}
 
 	get alive(): boolean {
-		return !!this.child && !this.exited;
+		return !!this.child && !this.exited && !this.killed;
 	}
 
 	send(message: ToHost): void {
@@ -80,6 +82,7 @@ export class HostProcess {
 	/** SIGKILL to the host's whole process group: nothing it started survives. */
 	kill(): void {
 		if (!this.child?.pid || this.exited) return;
+		this.killed = true;
 		try {
 			process.kill(-this.child.pid, "SIGKILL");
 		} catch {

@@ -5,7 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import type { ForgeConfig } from "../../config.ts";
 import { ForgeError, type Result, fail, ok } from "../../errors/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
@@ -14,7 +14,7 @@ import { safeEnvironment } from "../../policy/capability.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
 import { InlineRunner } from "../inline-runner.ts";
 import type { RunHost, RunRequest, Runner } from "../runner.ts";
-import { Broker, killGroup } from "./broker.ts";
+import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
 import type { FromHost, Limits, WireError } from "./protocol.ts";
@@ -45,6 +45,8 @@ interface Pending {
 	remaining: number;
 	pauses: number;
 	children: Set<ChildProcess>;
+	/** The host the job was sent to: when it dies, the job fails; a host started after it is not concerned. */
+	process: HostProcess;
 	onTimeout(): void;
 }
 
@@ -53,7 +55,7 @@ export class IsolatedRunner implements Runner {
 	private host: HostProcess | undefined;
 	private starting: Promise<HostProcess> | undefined;
 	private readonly pending = new Map<number, Pending>();
-	private readonly stopping = new Map<string, NodeJS.Timeout>();
+	private readonly stopping = new Map<string, { process: HostProcess; timer: NodeJS.Timeout }>();
 	private nextId = 1;
 	private readonly inline = new InlineRunner();
 	private readonly broker: Broker;
@@ -70,7 +72,8 @@ export class IsolatedRunner implements Runner {
 			policy: config.policy,
 			projectDir: this.projectDir,
 			tempDir: this.tempDir,
-			protectedDirs: [real(config.toolboxDir), ...(options.protectedDirs ?? []).map(real)],
+			// The forge's own files are protected whoever builds the runner: the toolbox, the project's forge settings, grants and runtime.
+			protectedDirs: [...new Set([config.toolboxDir, dirname(config.projectConfigFile), config.forgeHome, options.runtimeDir, ...(options.protectedDirs ?? [])].map(real))],
 			grants: options.grants,
 			audit: options.audit,
 			commandEnv: safeEnvironment(process.env),
@@ -91,9 +94,13 @@ export class IsolatedRunner implements Runner {
 			host.send({ type: "preflight", callId, stagedPath, code: cjs, expectedName, file, limits: this.limits }),
 		);
 		if (!outcome.ok) {
-			const error = outcome.error.phase === "timeout"
-				? new ForgeError("load", `Loading ${file} did not finish within ${this.options.config.timeoutMs} ms: its top-level code never ends.`, { hint: "Keep top-level code to the template; the logic runs inside execute." })
-				: outcome.error;
+			const hint = "Keep top-level code to the template; the logic runs inside execute.";
+			const { phase } = outcome.error;
+			const error = phase === "timeout"
+				? new ForgeError("load", `Loading ${file} did not finish within ${this.options.config.timeoutMs} ms: its top-level code never ends.`, { hint })
+				: phase === "memory"
+					? new ForgeError("load", `Loading ${file} used more memory than allowed (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}): its top-level code must stay small.`, { hint })
+					: outcome.error;
 			return fail(error);
 		}
 		return ok(outcome.value as ModuleShape);
@@ -144,6 +151,7 @@ export class IsolatedRunner implements Runner {
 				remaining: timeoutMs,
 				pauses: 0,
 				children: new Set(),
+				process,
 				finish: (result) => {
 					if (!this.pending.has(callId)) return;
 					this.pending.delete(callId);
@@ -156,13 +164,13 @@ export class IsolatedRunner implements Runner {
 					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
 						hint: "Make the tool finish sooner (less input, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
 					})));
-					this.stopTool(tool);
+					this.stopTool(tool, process);
 				},
 			};
 			const onAbort = () => {
 				process.send({ type: "cancel", callId });
 				entry.finish(fail(new ForgeError("aborted", `'${tool}' was cancelled.`)));
-				setTimeout(() => this.stopTool(tool), STOP_GRACE_MS).unref();
+				setTimeout(() => this.stopTool(tool, process), STOP_GRACE_MS).unref();
 			};
 			this.pending.set(callId, entry);
 			this.armDeadline(entry);
@@ -192,18 +200,24 @@ export class IsolatedRunner implements Runner {
 	}
 
 	/** Stops a tool's worker; if it is not gone within the grace period, the whole host goes. */
-	private stopTool(tool: string): void {
-		if (!this.host?.alive || this.stopping.has(tool)) return;
-		this.host.send({ type: "stop", tool });
-		const backstop = setTimeout(() => {
-			this.stopping.delete(tool);
-			this.host?.kill();
+	private stopTool(tool: string, process: HostProcess): void {
+		if (!process.alive || this.stopping.get(tool)?.process === process) return;
+		process.send({ type: "stop", tool });
+		const timer = setTimeout(() => {
+			if (this.stopping.get(tool)?.timer === timer) this.stopping.delete(tool);
+			this.retire(process);
 		}, STOP_GRACE_MS);
-		backstop.unref();
-		this.stopping.set(tool, backstop);
+		timer.unref();
+		this.stopping.set(tool, { process, timer });
 	}
 
-	private onMessage(message: FromHost): void {
+	/** Ends a host at once: the calls still on it fail as it exits, and the next call starts a fresh one. */
+	private retire(process: HostProcess): void {
+		if (this.host === process) this.host = undefined;
+		process.kill();
+	}
+
+	private onMessage(message: FromHost, from: HostProcess): void {
 		switch (message.type) {
 			case "result":
 			case "preflight-result": {
@@ -213,60 +227,82 @@ export class IsolatedRunner implements Runner {
 				else entry.finish(fail(toForgeError(message.error)));
 				return;
 			}
-			case "stopped":
-				clearTimeout(this.stopping.get(message.tool));
+			case "stopped": {
+				const stop = this.stopping.get(message.tool);
+				if (stop?.process !== from) return;
+				clearTimeout(stop.timer);
 				this.stopping.delete(message.tool);
+				return;
+			}
+			case "recycle":
+				this.retire(from);
+				for (const result of message.results) this.onMessage(result, from);
 				return;
 			case "notify":
 				this.pending.get(message.callId)?.host?.notify(message.message, message.level);
 				return;
 			case "broker": {
 				const entry = this.pending.get(message.callId);
+				// A request of a call that is over (its worker raced the deadline) is not done: the call has no side effects left.
+				if (message.callId !== 0 && !entry) {
+					from.send({ type: "broker-reply", requestId: message.requestId, reply: { ok: false, error: CALL_OVER } });
+					return;
+				}
+				// A request outside any call (a module's top-level code) still belongs to its tool: its grants, its audit lines.
 				const call = {
-					tool: entry?.tool ?? "(unknown)",
-					hash: entry?.hash ?? "",
+					tool: entry?.tool ?? message.tool,
+					hash: entry?.hash ?? message.hash,
 					host: entry?.host,
 					pause: entry ? () => this.pause(entry) : () => () => undefined,
 					children: entry?.children ?? new Set<ChildProcess>(),
+					alive: () => !entry || this.pending.get(entry.callId) === entry,
 				};
-				void this.broker.handle(message.request, call).then((reply) => this.host?.send({ type: "broker-reply", requestId: message.requestId, reply }));
+				void this.broker.handle(message.request, call).then((reply) => from.send({ type: "broker-reply", requestId: message.requestId, reply }));
 				return;
 			}
 		}
 	}
 
-	private onExit(reason: string): void {
-		this.host = undefined;
-		this.starting = undefined;
-		for (const timer of this.stopping.values()) clearTimeout(timer);
-		this.stopping.clear();
+	private onExit(process: HostProcess, reason: string): void {
+		if (this.host === process) this.host = undefined;
+		for (const [tool, stop] of this.stopping) {
+			if (stop.process !== process) continue;
+			clearTimeout(stop.timer);
+			this.stopping.delete(tool);
+		}
+		// V8 ends the whole process when a worker's heap overflows inside a garbage collection task.
+		const outOfMemory = /heap out of memory|Reached heap limit|Allocation failed/i.test(reason);
 		for (const entry of [...this.pending.values()]) {
-			entry.finish(fail(new ForgeError("runtime", `The tool's runner stopped: ${reason}.`, { hint: "The runner restarts on the next call; if this repeats, the tool may be exhausting memory." })));
+			if (entry.process !== process) continue;
+			entry.finish(fail(outOfMemory
+				? new ForgeError("memory", `'${entry.tool}' ran out of memory (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}) and its runner was stopped: ${reason}.`, { hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB. The runner restarts on the next call." })
+				: new ForgeError("runtime", `The tool's runner stopped: ${reason}.`, { hint: "The runner restarts on the next call; if this repeats, the tool may be exhausting memory." })));
 		}
 	}
 
 	private ensureHost(): Promise<HostProcess> {
 		if (this.host?.alive) return Promise.resolve(this.host);
-		this.starting ??= (async () => {
-			const { config } = this.options;
-			const bundle = await hostBundle(this.options.runtimeDir);
-			const host = new HostProcess((message) => this.onMessage(message), (reason) => this.onExit(reason));
-			const typeboxPath = createRequire(import.meta.url).resolve("@sinclair/typebox");
-			await host.start({
-				bundle,
-				cwd: config.cwd,
-				readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), packageRoot(typeboxPath, "@sinclair/typebox")],
-				env: safeEnvironment(process.env),
-				typeboxPath,
-				rssLimitMb: config.maxMemoryMb + 512,
-			});
-			this.host = host;
-			return host;
-		})();
-		this.starting.catch(() => {
+		this.starting ??= this.startHost().finally(() => {
 			this.starting = undefined;
 		});
 		return this.starting;
+	}
+
+	private async startHost(): Promise<HostProcess> {
+		const { config } = this.options;
+		const bundle = await hostBundle(this.options.runtimeDir);
+		const host: HostProcess = new HostProcess((message) => this.onMessage(message, host), (reason) => this.onExit(host, reason));
+		const typeboxPath = createRequire(import.meta.url).resolve("@sinclair/typebox");
+		await host.start({
+			bundle,
+			cwd: config.cwd,
+			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), packageRoot(typeboxPath, "@sinclair/typebox")],
+			env: safeEnvironment(process.env),
+			typeboxPath,
+			rssLimitMb: config.maxMemoryMb + 512,
+		});
+		this.host = host;
+		return host;
 	}
 
 	forget(name: string): void {
@@ -287,12 +323,13 @@ function toForgeError(error: WireError): ForgeError {
 	return new ForgeError(error.phase, error.message, { location: error.location, stack: error.stack, hint: error.hint, notes: error.notes });
 }
 
-/** Symlinks resolved (macOS's /tmp is /private/tmp); the path itself when it does not exist yet. */
+/** Symlinks resolved (macOS's /tmp is /private/tmp); for a path that does not exist yet, its nearest existing parent's. */
 function real(path: string): string {
 	try {
 		return realpathSync.native(path);
 	} catch {
-		return path;
+		const parent = dirname(path);
+		return parent === path ? path : join(real(parent), basename(path));
 	}
 }
 

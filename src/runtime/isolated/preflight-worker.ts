@@ -1,7 +1,20 @@
-// A worker thread in the runner host that preflights staged files with jiti, so a forged module's top-level code
-// never runs in pi's process. It stays warm: jiti loads once.
+// A worker thread in the runner host that preflights a staged module at forge time: its top-level code runs here,
+// exactly as it will in a tool's worker (the same module loader, the same facades, the same hardened process),
+// except that nothing is asked of pi's process while a module loads (no writes, commands, outside reads or variables).
+// A worker serves one module and is then replaced, so what one module's top-level code changes (a prototype, a
+// global) is never seen by the next.
+import * as path from "node:path";
+import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
-import { createPreflightLoader } from "../../forge/preflight.ts";
+import { ForgeError } from "../../errors/forge-error.ts";
+import { checkShape } from "../../forge/preflight.ts";
+import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
+import { createChildProcessFacade } from "./facades/child-process.ts";
+import { installEnvironment } from "./facades/environment.ts";
+import { createFsFacade } from "./facades/fs.ts";
+import { harden } from "./harden.ts";
+import type { Limits, WireError } from "./protocol.ts";
+import { BrokerError, RefusingBroker } from "./worker-broker.ts";
 
 interface PreflightJob {
 	callId: number;
@@ -11,13 +24,47 @@ interface PreflightJob {
 	file: string;
 }
 
-const load = createPreflightLoader((workerData as { typeboxPath: string }).typeboxPath);
+export interface PreflightWorkerData {
+	typeboxPath: string;
+	roots: string[];
+	limits: Limits;
+	safeEnv: Record<string, string>;
+}
 
-parentPort!.on("message", async (job: PreflightJob) => {
-	const result = await load(job.stagedPath, job.code, job.expectedName, job.file);
-	parentPort!.postMessage(
-		result.ok
-			? { type: "preflight-result", callId: job.callId, ok: true, shape: result.value }
-			: { type: "preflight-result", callId: job.callId, ok: false, error: { phase: result.error.phase, message: result.error.message, hint: result.error.details.hint } },
-	);
+const data = workerData as PreflightWorkerData;
+const broker = new RefusingBroker();
+harden(data.limits);
+installEnvironment(broker, data.safeEnv);
+const { fs, promises } = createFsFacade(broker, data.roots, process.cwd());
+const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };
+const provide = (specifier: string) => {
+	const bare = specifier.replace(/^node:/, "");
+	if (bare in modules) return modules[bare];
+	return createRequire(import.meta.url)(data.typeboxPath);
+};
+
+parentPort!.on("message", (job: PreflightJob) => {
+	parentPort!.postMessage({ type: "preflight-result", callId: job.callId, ...load(job) });
 });
+
+function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; error: WireError } {
+	let exports: Record<string, unknown>;
+	try {
+		exports = evaluateModule(job.code, job.stagedPath, coreLibraryRequire(job.expectedName, provide));
+	} catch (error) {
+		return { ok: false, error: loadError(error, job) };
+	}
+	const shape = checkShape(exports, job.expectedName, job.file);
+	if (!shape.ok) return { ok: false, error: { phase: shape.error.phase, message: shape.error.message, hint: shape.error.details.hint } };
+	return { ok: true, shape: shape.value };
+}
+
+function loadError(error: unknown, job: PreflightJob): WireError {
+	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
+	const text = error instanceof Error ? (error.name && error.name !== "Error" && !(error instanceof BrokerError) ? `${error.name}: ${error.message}` : error.message) : String(error);
+	return {
+		phase: "load",
+		message: `Loading ${job.file} failed: ${text.split(job.stagedPath).join(job.file)}`,
+		hint: error instanceof BrokerError && error.wire.hint ? error.wire.hint : "The module throws while it loads: keep top-level code to the template and move work into the logic.",
+	};
+}

@@ -104,9 +104,12 @@ export type FromHost =
 	| { type: "result"; callId: number; ok: false; error: WireError }
 	| { type: "preflight-result"; callId: number; ok: true; shape: PreflightShape }
 	| { type: "preflight-result"; callId: number; ok: false; error: WireError }
-	| { type: "broker"; requestId: number; callId: number; request: BrokerRequest }
+	/** `tool` and `hash` say whose worker asks, also outside any call (while its module loads). */
+	| { type: "broker"; requestId: number; callId: number; tool: string; hash: string; request: BrokerRequest }
 	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
-	| { type: "stopped"; tool: string };
+	| { type: "stopped"; tool: string }
+	/** The host passed its memory limit: it asks to be ended (it restarts on the next call), with the calls it failed. */
+	| { type: "recycle"; results: FromHost[] };
 
 // host ↔ worker
 export type ToWorker = { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext } | { type: "cancel"; callId: number };

@@ -12,7 +12,8 @@ import { createPositionMapper } from "../source-map.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { createPiFacade, installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";
-import type { FromWorker, Limits, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
+import { harden } from "./harden.ts";
+import type { FromWorker, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
 import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
 
 const data = workerData as ToolWorkerData & { safeEnv: Record<string, string>; typeboxPath: string };
@@ -47,6 +48,8 @@ try {
 }
 
 const calls = new Map<number, AbortController>();
+/** A notification is a line for a person, not a channel for data. */
+const MAX_NOTIFY_CHARS = 2000;
 
 parentPort!.on("message", (message: ToWorker) => {
 	if (message.type === "cancel") {
@@ -68,7 +71,7 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 		signal: controller.signal,
 		toolName: data.tool.name,
 		hasUI: context.hasUI,
-		notify: (text: unknown, level: "info" | "warning" | "error" = "info") => post({ type: "notify", callId, message: String(text), level }),
+		notify: (text: unknown, level: "info" | "warning" | "error" = "info") => post({ type: "notify", callId, message: String(text).slice(0, MAX_NOTIFY_CHARS), level }),
 	};
 	try {
 		const value = await currentCall.run({ callId }, () => execute!(params, pi, ctx));
@@ -80,7 +83,16 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 	}
 }
 
+/** A throw as data; a thrown value that fights being read (throwing getters, a hostile Proxy) still fails the call. */
 function toWire(error: unknown): WireError {
+	try {
+		return describeThrow(error);
+	} catch {
+		return { phase: "runtime", message: "The tool threw a value that cannot be read (reading it throws).", hint: "Throw an Error with a plain message." };
+	}
+}
+
+function describeThrow(error: unknown): WireError {
 	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
 	const mapped = runtimeError(error, tool, mapper);
 	const wire: WireError = { phase: mapped.phase, message: mapped.message, location: mapped.details.location, stack: mapped.details.stack, hint: mapped.details.hint };
@@ -90,11 +102,19 @@ function toWire(error: unknown): WireError {
 	return wire;
 }
 
-/** Text beyond the cap never crosses the thread boundary (pi truncates further for the model). */
+/** Output beyond the cap (text, images, details together) never crosses the thread boundary (pi truncates further for the model). */
 function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 	let budget = maxBytes;
+	const kb = (bytes: number) => Math.round(bytes / 1024);
 	const content = output.content.map((block) => {
-		if (block.type !== "text") return block;
+		if (block.type === "image") {
+			const bytes = block.data.length;
+			if (bytes <= budget) {
+				budget -= bytes;
+				return block;
+			}
+			return { type: "text" as const, text: `[an image of ${kb(bytes)} KB was left out: the output is capped at ${kb(maxBytes)} KB]` };
+		}
 		const bytes = Buffer.byteLength(block.text);
 		if (bytes <= budget) {
 			budget -= bytes;
@@ -102,25 +122,22 @@ function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 		}
 		const kept = Buffer.from(block.text).subarray(0, Math.max(0, budget)).toString();
 		budget = 0;
-		return { type: "text" as const, text: `${kept}\n[output cut at ${Math.round(maxBytes / 1024)} KB of ${Math.round(bytes / 1024)} KB]` };
+		return { type: "text" as const, text: `${kept}\n[output cut at ${kb(maxBytes)} KB of ${kb(bytes)} KB]` };
 	});
-	return { ...output, content };
+	if (output.details === undefined) return { content };
+	const detailBytes = jsonBytes(output.details);
+	if (detailBytes !== undefined && detailBytes > budget) {
+		return { content: [...content, { type: "text", text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]` }] };
+	}
+	return { content, details: output.details };
 }
 
-/** Takes from the tool's process object what would reach past the worker: native bindings, signals, exit. */
-function harden(limits: Limits): void {
-	const refuse = (name: string, advice: string) => () => {
-		throw Object.assign(new Error(`process.${name} is not available to forged tools: ${advice}`), { code: "ERR_FORGE_UNSUPPORTED" });
-	};
-	const proc = process as unknown as Record<string, unknown>;
-	for (const name of ["binding", "_linkedBinding", "dlopen", "getBuiltinModule", "kill", "abort", "reallyExit", "setuid", "setgid", "seteuid", "setegid", "setgroups", "chdir"]) {
-		if (name in proc) proc[name] = refuse(name, "it reaches outside the tool.");
+/** The size of a value as JSON; undefined when it has none (structured cloning then decides). */
+function jsonBytes(value: unknown): number | undefined {
+	try {
+		const text = JSON.stringify(value);
+		return text === undefined ? undefined : Buffer.byteLength(text);
+	} catch {
+		return undefined;
 	}
-	proc.exit = refuse("exit", "return a value to finish, or throw an Error to fail.");
-	if (limits.networkOff) {
-		for (const name of ["fetch", "WebSocket", "EventSource", "Request", "Response", "Headers"]) delete (globalThis as Record<string, unknown>)[name];
-	}
-	// A rejection nobody awaited, or a throw from a timer, must not take the worker (and other calls) down.
-	process.on("unhandledRejection", () => undefined);
-	process.on("uncaughtException", () => undefined);
 }

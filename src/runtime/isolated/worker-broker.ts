@@ -19,7 +19,13 @@ export class BrokerError extends Error {
 /** Which call the code running now belongs to, so a request is accounted (deadline, prompt, audit) to it. */
 export const currentCall = new AsyncLocalStorage<{ callId: number }>();
 
-export class BrokerClient {
+/** What the facades need of a broker: a blocking and a non-blocking way to ask pi's process. */
+export interface Brokered {
+	sync(request: BrokerRequest): unknown;
+	async(request: BrokerRequest): Promise<unknown>;
+}
+
+export class BrokerClient implements Brokered {
 	private nextId = 1;
 	private readonly pending = new Map<number, (reply: BrokerReply) => void>();
 
@@ -39,6 +45,7 @@ export class BrokerClient {
 
 	/** Blocks this worker until pi's process answers. */
 	sync(request: BrokerRequest): unknown {
+		checkPayload(request);
 		const requestId = this.nextId++;
 		const wake = new SharedArrayBuffer(4);
 		const flag = new Int32Array(wake);
@@ -57,6 +64,7 @@ export class BrokerClient {
 	}
 
 	async async(request: BrokerRequest): Promise<unknown> {
+		checkPayload(request);
 		const requestId = this.nextId++;
 		const reply = await new Promise<BrokerReply>((resolve) => {
 			this.pending.set(requestId, resolve);
@@ -67,7 +75,68 @@ export class BrokerClient {
 	}
 }
 
+/**
+ * What one request may carry into pi's process (file contents, a command's input): pi holds it in memory while it
+ * works, so a tool with a large heap cap must not be able to hand it gigabytes at once. Larger data goes in pieces.
+ */
+export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+function checkPayload(request: BrokerRequest): void {
+	const bytes = payloadBytes(request.kind === "fs" ? request.args : request.kind === "exec" ? [request.input, request.env, request.args] : []);
+	if (bytes <= MAX_REQUEST_BYTES) return;
+	const what = request.kind === "fs" ? `fs.${request.action}` : request.kind === "exec" ? "A command's input" : "A request";
+	throw new BrokerError({
+		phase: "runtime",
+		message: `${what} carries ${Math.round(bytes / 1024 / 1024)} MB: more than a forged tool may hand to pi's process at once (${MAX_REQUEST_BYTES / 1024 / 1024} MB).`,
+		hint: "Write large data in pieces (fs.appendFile), or have a command produce it.",
+		code: "ERR_FORGE_TOO_LARGE",
+	});
+}
+
+/** About the bytes a value occupies once copied (strings as UTF-8). */
+function payloadBytes(value: unknown, depth = 0): number {
+	if (typeof value === "string") return Buffer.byteLength(value);
+	if (ArrayBuffer.isView(value)) return value.byteLength;
+	if (value instanceof ArrayBuffer) return value.byteLength;
+	if (depth > 3 || !value || typeof value !== "object") return 0;
+	let total = 0;
+	for (const item of Array.isArray(value) ? value : Object.values(value)) total += payloadBytes(item, depth + 1);
+	return total;
+}
+
 function unwrap(reply: BrokerReply): unknown {
 	if (!reply.ok) throw new BrokerError(reply.error);
 	return reply.value;
+}
+
+/**
+ * The broker of a module that is loading outside any call (the preflight at forge time): nothing is asked of pi's
+ * process, so top-level code can neither write, run commands, read outside the project nor see other variables.
+ */
+export class RefusingBroker implements Brokered {
+	sync(request: BrokerRequest): never {
+		throw new BrokerError({
+			phase: "permission",
+			message: `A forged module may not ${describeRequest(request)} while it loads.`,
+			hint: "Do it inside execute (the logic), where the capability policy can allow it; keep top-level code to the template.",
+			code: "ERR_FORGE_PERMISSION",
+		});
+	}
+
+	async async(request: BrokerRequest): Promise<never> {
+		return this.sync(request);
+	}
+}
+
+function describeRequest(request: BrokerRequest): string {
+	switch (request.kind) {
+		case "fs":
+			return `call fs.${request.action}(${typeof request.args[0] === "string" ? JSON.stringify(request.args[0]) : ""})`;
+		case "exec":
+			return `run \`${request.shell ? request.file : [request.file, ...request.args].join(" ")}\``;
+		case "env":
+			return `see the environment variable ${request.name}`;
+		case "inline":
+			return `use pi.${request.member}`;
+	}
 }

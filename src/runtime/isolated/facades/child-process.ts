@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
-import type { BrokerClient } from "../worker-broker.ts";
+import type { Brokered } from "../worker-broker.ts";
 
 type AnyFn = (...args: any[]) => any;
 interface ExecOptions {
@@ -16,7 +16,7 @@ interface ExecOptions {
 	encoding?: string;
 }
 
-export function createChildProcessFacade(broker: BrokerClient): Record<string, unknown> {
+export function createChildProcessFacade(broker: Brokered): Record<string, unknown> {
 	const request = (file: string, args: string[], shell: boolean, options: ExecOptions = {}): ExecRequest => ({
 		kind: "exec",
 		file,

@@ -1,9 +1,9 @@
 // `process.env` and `pi` in the isolated runner: the safe variables are there; any other is asked of pi's process
 // (policy, prompt, audit) the first time it is read. `pi` offers `exec`; the rest of the ExtensionAPI needs the inline grant.
 import type { ExecResult } from "../protocol.ts";
-import type { BrokerClient } from "../worker-broker.ts";
+import type { Brokered } from "../worker-broker.ts";
 
-export function installEnvironment(broker: BrokerClient, safeEnv: Record<string, string>): void {
+export function installEnvironment(broker: Brokered, safeEnv: Record<string, string>): void {
 	const known: Record<string, string | undefined> = { ...safeEnv };
 	const asked = new Set<string>();
 	const env = new Proxy(known, {
@@ -23,7 +23,7 @@ export function installEnvironment(broker: BrokerClient, safeEnv: Record<string,
 	Object.defineProperty(process, "env", { value: env, configurable: true, writable: true });
 }
 
-export function createPiFacade(broker: BrokerClient): unknown {
+export function createPiFacade(broker: Brokered): unknown {
 	const facade = {
 		async exec(command: string, args: string[] = [], options: { cwd?: string; timeout?: number } = {}) {
 			const result = (await broker.async({ kind: "exec", file: command, args: args.map(String), shell: false, cwd: options.cwd, timeoutMs: options.timeout })) as ExecResult;
