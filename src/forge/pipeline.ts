@@ -6,6 +6,7 @@ import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
 import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
+import { checkParams } from "./params-check.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
@@ -97,6 +98,8 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 	const staged = await staging;
 	try {
 		if (!checked.ok) return withTool(checked.error);
+		const params = checkParams(checked.value.esm, meta.parameters, file, source);
+		if (!params.ok) return withTool(params.error);
 		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file);
 		if (!shape.ok) return withTool(shape.error.with({ source }));
 		const promoted = await deps.store.promote(staged);

@@ -331,7 +331,7 @@ export class Toolbox {
 		this.compiled.set(entry.name, { hash: entry.hash, source: forged.source, code: forged.compiled });
 		this.health.reset(entry.name);
 		this.indexed(entry.name, entry);
-		void this.compileCache.put(entry.hash, forged.compiled);
+		await this.compileCache.put(entry.hash, forged.compiled);
 		this.emit({ type: "forged", name: entry.name, version: entry.version, previousVersion: forged.previous?.version, rolledBackFrom: from });
 	}
 
@@ -400,7 +400,7 @@ export class Toolbox {
 		if (!checked.ok) return fail(checked.error.with({ tool: entry.name }));
 		const compiled = { hash: entry.hash, source, code: checked.value.cjs };
 		this.compiled.set(entry.name, compiled);
-		void this.compileCache.put(entry.hash, compiled.code);
+		await this.compileCache.put(entry.hash, compiled.code);
 		return ok(compiled);
 	}
 
