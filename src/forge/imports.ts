@@ -16,7 +16,7 @@ export interface Violation {
 
 type AnyNode = Node & Record<string, any>;
 
-const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen", "getBuiltinModule"]);
+const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen", "getBuiltinModule", "kill", "_kill", "reallyExit", "_debugProcess"]);
 /** Globals that evaluate text as code, refused wherever they are named (called, aliased or destructured). */
 const CODE_FROM_TEXT = new Set(["eval", "Function"]);
 const GLOBAL_OBJECTS = new Set(["globalThis", "global", "self", "window"]);
@@ -56,8 +56,12 @@ export function findViolations(code: string): Violation[] {
 				checkMember(node, add);
 				break;
 			case "Identifier": {
-				if (!CODE_FROM_TEXT.has(node.name)) break;
 				const parent = ancestors[ancestors.length - 2];
+				if (node.name === "require" && !(parent?.type === "CallExpression" && parent.callee === node) && !isDeclaration(parent, node)) {
+					add(node, "require as a value", "Taking `require` as a value (to call it later) is not allowed: call require(\"module\") directly.");
+					break;
+				}
+				if (!CODE_FROM_TEXT.has(node.name)) break;
 				const called = (parent?.type === "NewExpression" || parent?.type === "CallExpression") && parent.callee === node;
 				if (node.name === "eval") add(node, "eval", "`eval` is not allowed.");
 				else if (called) add(parent, "new Function", "`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.");
@@ -105,6 +109,15 @@ function checkMember(node: AnyNode, add: (n: AnyNode, c: string, m: string) => v
 	if (property === "constructor" && object.type === "MemberExpression" && propertyName(object) === "constructor") {
 		add(node, ".constructor.constructor", "`.constructor.constructor` is not allowed: it reaches the Function constructor.");
 	}
+}
+
+/** `typeof require` and a property named `require` are not uses of the function. */
+function isDeclaration(parent: AnyNode | undefined, node: AnyNode): boolean {
+	if (!parent) return false;
+	if (parent.type === "UnaryExpression" && parent.operator === "typeof") return true;
+	if (parent.type === "MemberExpression" && parent.property === node && !parent.computed) return true;
+	if (parent.type === "Property" && parent.key === node && !parent.computed) return true;
+	return false;
 }
 
 function propertyName(node: AnyNode): string | undefined {

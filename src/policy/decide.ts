@@ -43,7 +43,8 @@ export function decide(capability: Capability, context: PolicyContext): Decision
 		const { path } = capability;
 		// A relative path cannot be placed against the project or the toolbox, so it is refused rather than guessed.
 		if (!isAbsolute(path)) return deny(REASONS.notAbsolute);
-		if (capability.kind === "fs-write" && context.protectedDirs.some((dir) => isInside(path, dir))) {
+		// Inside a protected folder, or above one (removing or renaming `.pi` would take the toolbox with it).
+		if (capability.kind === "fs-write" && context.protectedDirs.some((dir) => isInside(path, dir) || isInside(dir, path))) {
 			return deny(REASONS.protected);
 		}
 		if (isInside(path, context.projectDir)) return allow(REASONS.insideProject);
@@ -55,7 +56,8 @@ export function decide(capability: Capability, context: PolicyContext): Decision
 	if (context.grants.deny.some((grant) => grantCovers(grant, key))) return deny(REASONS.rememberedDeny);
 	if (context.policy === "strict") return deny(REASONS.strict);
 	if (context.grants.allow.some((grant) => grantCovers(grant, key))) return allow(REASONS.rememberedAllow);
-	if (context.policy === "permissive") return allow(REASONS.permissive);
+	// Running inside pi's process gives up the isolation itself: a person decides, even under permissive.
+	if (context.policy === "permissive" && capability.kind !== "inline") return allow(REASONS.permissive);
 	return { verdict: "ask" };
 }
 

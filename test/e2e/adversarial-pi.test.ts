@@ -77,7 +77,7 @@ describe("attacks through the real pi", () => {
 	});
 
 	it("a signal to pi's process is refused", async () => {
-		const event = await forgeAndUse("signal-pi", '(process as any)._kill(process.ppid, 18);\nreturn "sent";');
+		const event = await forgeAndUse("signal-pi", '(process as any)[["_ki", "ll"].join("")](process.ppid, 18);\nreturn "sent";');
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: runtime)");
 		expect(event.text).toContain("process._kill is not available to forged tools");

@@ -180,3 +180,17 @@ describe("ways around the check that are refused too", () => {
 		expect(constructsOf("const { binding } = process; binding('fs');")).toEqual(["destructured binding"]);
 	});
 });
+
+describe("more ways around the check", () => {
+	const constructsOf = (code: string) => findViolations(code).map((v) => v.construct);
+	it("require taken as a value", () => {
+		expect(constructsOf("const r = require; r(name);")).toEqual(["require as a value"]);
+		expect(constructsOf("[require][0](name);")).toEqual(["require as a value"]);
+	});
+	it("but typeof require and a property named require are fine", () => {
+		expect(constructsOf("const has = typeof require; const o = { require: 1 }; o.require;")).toEqual([]);
+	});
+	it("signals and exits through process", () => {
+		expect(constructsOf("process._kill(process.ppid, 9); process.kill(1);")).toEqual(["process._kill", "process.kill"]);
+	});
+});

@@ -37,7 +37,8 @@ describe("decide, without remembered grants", () => {
 		["write the toolbox dir itself", write(TOOLBOX), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
 		["write the grants file", write(`${FORGE_CONFIG}/grants.json`), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
 		["write in the project", write(`${PROJECT}/src/a.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
-		["write the project dir", write(PROJECT), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		// The project folder holds the toolbox: writing it as a whole (rm -r, rename) would take the toolbox along.
+		["write the project dir", write(PROJECT), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
 		["read in the project", read(`${PROJECT}/README.md`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
 		["read the toolbox", read(`${TOOLBOX}/forge-x.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
 		["write in the temp dir", write("/tmp/out.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
@@ -53,7 +54,7 @@ describe("decide, without remembered grants", () => {
 		["see a secret variable", env("OPENAI_API_KEY"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
 		["run a program", exec("git", "git status"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
 		["run a shell command", exec("sh", "ls | wc -l"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["run inline", inline, deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		["run inline", inline, deny(REASONS.strict), ask, ask],
 	];
 
 	for (const [name, capability, ...decisions] of rows) {
@@ -197,5 +198,17 @@ describe("refusalHint", () => {
 			expect(hint).toContain("No policy");
 			expect(hint).not.toContain(grantsFile);
 		}
+	});
+});
+
+describe("folders above a protected one", () => {
+	const context = { policy: "permissive" as const, projectDir: "/p", tempDir: "/t", protectedDirs: ["/p/.pi/forge/extensions"], grants: { allow: [], deny: [] } };
+	it("cannot be written (removing or renaming .pi would take the toolbox along)", () => {
+		expect(decide({ kind: "fs-write", path: "/p/.pi" }, context)).toEqual({ verdict: "deny", reason: REASONS.protected });
+		expect(decide({ kind: "fs-write", path: "/p" }, context)).toEqual({ verdict: "deny", reason: REASONS.protected });
+		expect(decide({ kind: "fs-write", path: "/p/src/a.ts" }, context).verdict).toBe("allow");
+	});
+	it("inline is asked for even under permissive: it gives up the isolation", () => {
+		expect(decide({ kind: "inline" }, context)).toEqual({ verdict: "ask" });
 	});
 });
