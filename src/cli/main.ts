@@ -22,6 +22,7 @@ Commands:
   history <tool>             every stored version of a tool
   diff <tool> [from] [to]    what changed between two versions (default: previous → current)
   check [tools…]             re-check every tool as the forge would; exit 1 if any is broken
+  test <tool>                run a tool's tests; exit 1 if one fails
   rollback <tool> <version>  make an earlier version current again
   remove <tool>              remove a tool (its history is kept)
   export <dir> [tools…]      write the tools (default: every healthy one) as a pi package
@@ -78,6 +79,19 @@ const COMMANDS: Record<string, { min: number; run: Command }> = {
 				io.out(`${verdicts.length - broken} passed, ${broken} failed`);
 			}
 			return verdicts.every((v) => v.ok) ? 0 : 1;
+		},
+	},
+	test: {
+		min: 1,
+		run: async ([name], { toolbox }, { json }, io) => {
+			const result = await toolbox.runTests(name);
+			if (!result.ok) return fail(io, formatForPerson(result.error));
+			if (json) io.out(JSON.stringify(result.value.map(({ test, pass, expected, actual }) => ({ test, pass, expected, actual })), null, 2));
+			else {
+				for (const v of result.value) io.out(`${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`);
+				io.out(`${result.value.filter((v) => v.pass).length} passed, ${result.value.filter((v) => !v.pass).length} failed`);
+			}
+			return result.value.every((v) => v.pass) ? 0 : 1;
 		},
 	},
 	rollback: {

@@ -32,8 +32,20 @@ export interface ModelFormatOptions {
 	redact?: { prose(text: string): string; code(text: string): string };
 }
 
-/** The full repair signal for the model. */
+/** Upper bound on one error text: complete enough to repair from, never a flood in the model's context. */
+export const MAX_ERROR_CHARS = 12_000;
+
+/** The full repair signal for the model, bounded: a long source listing is narrowed around the location first. */
 export function formatForModel(error: ForgeError, options: ModelFormatOptions = {}): string {
+	let text = renderForModel(error, options);
+	for (const maxSourceLines of [80, 30]) {
+		if (text.length <= MAX_ERROR_CHARS) return text;
+		text = renderForModel(error, { ...options, maxSourceLines, maxJsonChars: 800 });
+	}
+	return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}\n… (error text cut at ${MAX_ERROR_CHARS} characters)`;
+}
+
+function renderForModel(error: ForgeError, options: ModelFormatOptions): string {
 	const { tool, location, source, hint, stack, args, schema, notes } = error.details;
 	const maxJson = options.maxJsonChars ?? 2000;
 	const prose = options.redact?.prose ?? ((text: string) => text);

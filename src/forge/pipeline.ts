@@ -7,6 +7,7 @@ import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/too
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
 import { checkParams } from "./params-check.ts";
+import { type ToolTest, parseTests } from "./tool-tests.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
@@ -17,7 +18,12 @@ export interface ForgeRequest {
 	description: unknown;
 	parametersSchema: unknown;
 	logic: unknown;
+	/** Example calls that must pass before the tool is promoted; when absent, the previous version's tests are kept. */
+	tests?: unknown;
 }
+
+/** Runs a candidate's tests against its compiled code, where real calls run. */
+export type TestRunner = (code: CompiledCode, meta: ToolMeta) => Promise<Result<void>>;
 
 export interface PipelineDeps {
 	store: ToolboxStore;
@@ -27,12 +33,16 @@ export interface PipelineDeps {
 	previous?: PreviousVersion;
 	/** Where the staged file is loaded: the runner's preflight, so top-level code runs where tools run. */
 	preflight: PreflightLoader;
+	runTests?: TestRunner;
+	/** The live version's tests, kept when a re-forge gives none. */
+	previousTests?: ToolTest[];
 	now?: () => Date;
 }
 
 export interface PreviousVersion {
 	version: number;
 	createdAt?: string;
+	tests?: ToolTest[];
 }
 
 export interface Forged extends PromoteResult {
@@ -57,6 +67,8 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 	if (!parameters.ok) return withTool(parameters.error);
 	const logic = validateLogic(request.logic);
 	if (!logic.ok) return withTool(logic.error);
+	const tests = request.tests === undefined ? ok(deps.previousTests ?? []) : parseTests(request.tests);
+	if (!tests.ok) return withTool(tests.error);
 
 	const file = tsFileOf(tool);
 	const { source } = renderTool(deps.template, { name: tool, description: description.value, parameters: parameters.value, logic: logic.value });
@@ -79,6 +91,8 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 		hash: hashSource(source),
 		createdAt: deps.previous?.createdAt || now,
 		updatedAt: now,
+		// Promotion requires the tests to pass on exactly this source, so the staged metadata can say so already.
+		...(tests.value.length ? { tests: tests.value, verifiedHash: hashSource(source) } : {}),
 	};
 	return promoteSource(meta, source, deps);
 }
@@ -87,7 +101,7 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
  * The second half of every change of a tool's code (a forge, a roll-back): check the source, stage the pair outside
  * the live files, preflight-load it where tools run, and only then promote it.
  */
-export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous">): Promise<Result<Forged>> {
+export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests">): Promise<Result<Forged>> {
 	const tool = meta.name;
 	const file = tsFileOf(tool);
 	const withTool = (error: ForgeError) => fail(error.with({ tool }));
@@ -102,6 +116,10 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 		if (!params.ok) return withTool(params.error);
 		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file);
 		if (!shape.ok) return withTool(shape.error.with({ source }));
+		if (meta.tests?.length && deps.runTests) {
+			const tested = await deps.runTests(checked.value.cjs, meta);
+			if (!tested.ok) return withTool(tested.error.with({ source }));
+		}
 		const promoted = await deps.store.promote(staged);
 		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });
 	} finally {

@@ -76,6 +76,20 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 			return result.ok ? `Removed '${name}'. It is no longer offered to the model.` : formatForPerson(result.error);
 		},
 	},
+	test: {
+		usage: "/forge test <tool>",
+		summary: "run a tool's tests now",
+		takesTool: true,
+		run: async ([name], { toolbox }) => {
+			const result = await toolbox.runTests(name);
+			if (!result.ok) return formatForPerson(result.error);
+			if (result.value.length === 0) return `'${name}' has no tests (a draft). Ask the agent to re-forge it with tests.`;
+			return [
+				...result.value.map((v) => `${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`),
+				`${result.value.filter((v) => v.pass).length} passed, ${result.value.filter((v) => !v.pass).length} failed`,
+			].join("\n");
+		},
+	},
 	grants: {
 		usage: "/forge grants [tool]",
 		summary: "capabilities remembered for the tools of this project",

@@ -20,6 +20,14 @@ export const forgeToolSchema = Type.Object({
 			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
 			"ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and @sinclair/typebox, as single import lines at the top of logic or with await import(\"node:fs\").",
 	}),
+	tests: Type.Optional(
+		Type.Array(Type.Object({}, { additionalProperties: true }), {
+			description:
+				'Example calls that must pass before the tool goes live, e.g. [{"args":{"text":"a b"},"expect":"2"},{"args":{"text":""},"expectError":"empty"}]. ' +
+				"Each has args and one of: expect (output contains), equals (output is exactly, text or JSON), matches (regex), expectError (fails with a message containing). " +
+				"Omitted: the previous version's tests are kept and re-run. A tool with passing tests is verified; without, a draft.",
+		}),
+	),
 });
 
 export type ForgeToolInput = Static<typeof forgeToolSchema>;
@@ -39,7 +47,7 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 			"When forge_tool or a forged tool fails, read the phase, the forge-<name>.ts line and the source in the error, then call forge_tool again with the same name and the corrected logic.",
 		],
 		parameters: forgeToolSchema as unknown as ToolDefinition["parameters"],
-		prepareArguments: (args) => parseJsonField(args, "parametersSchema"),
+		prepareArguments: (args) => parseJsonField(parseJsonField(args, "parametersSchema"), "tests"),
 		async execute(_toolCallId, params: ForgeToolInput, _signal, _onUpdate, ctx) {
 			session.ui.attach(ctx);
 			const toolbox = await session.toolboxFor(ctx);
@@ -57,8 +65,9 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }): string {
 	const { meta } = forged;
 	const file = `forge-${meta.name}.ts`;
+	const tests = meta.tests?.length ?? 0;
 	const lines = [
-		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load).`,
+		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load${tests ? `, ${tests} test${tests === 1 ? "" : "s"} passed: verified` : "; no tests: a draft"}).`,
 		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1} is kept as ${file}.bak.` : "This is a new tool.",
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
 		`From the next prompt on it is also available directly as the tool '${meta.name}' (or through use_forge_tool).`,
@@ -70,6 +79,7 @@ export function forgeSuccessText(forged: Forged, similar?: { name: string; descr
 }
 
 export const CHECKS = ["schema", "syntax", "imports", "preflight"];
+const checksOf = (forged: Forged) => (forged.meta.tests?.length ? [...CHECKS, `${forged.meta.tests.length} tests`] : CHECKS);
 const MAX_DIFF_CHARS = 20_000;
 
 function forgeDetails(forged: Forged, previousSource: string | undefined): ForgeDetails & { hash: string } {
@@ -80,7 +90,7 @@ function forgeDetails(forged: Forged, previousSource: string | undefined): Forge
 		version: forged.meta.version,
 		hash: forged.meta.hash,
 		previousVersion: forged.previous?.version,
-		checks: CHECKS,
+		checks: checksOf(forged),
 		...(diff ? { diff: diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut)` : diff } : {}),
 	};
 }

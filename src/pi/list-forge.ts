@@ -45,7 +45,9 @@ function formatTool({ entry, health, state }: ToolView, now: Date): string {
 			? `broken: ${entry.error?.phase ?? "?"}${entry.error?.location ? ` at ${entry.error.location.file}:${entry.error.location.line}` : ""}`
 			: state === "quarantined"
 				? `quarantined: ${health?.consecutiveFailures ?? "?"} failed calls in a row`
-				: "ok";
+				: entry.verified
+					? "ok, verified"
+					: `ok, ${entry.tests ? "tests not passed on this version" : "draft"}`;
 	const lastUse = health?.lastUsedAt ? `last used ${relativeTime(new Date(health.lastUsedAt), now)}` : "never used";
 	const params = Object.keys((entry.parameters.properties ?? {}) as object);
 	const description = entry.description.length > MAX_DESCRIPTION ? `${entry.description.slice(0, MAX_DESCRIPTION)}…` : entry.description;

@@ -69,11 +69,12 @@ export class ForgeUi {
 	render(): void {
 		const { ctx, toolbox } = this;
 		if (!ctx?.hasUI || !toolbox) return;
-		const views = toolbox.entries().map((entry) => ({ name: entry.name, state: toolbox.state(entry) }));
+		const views = toolbox.entries().map((entry) => ({ name: entry.name, state: toolbox.state(entry), verified: entry.verified === true }));
 		const broken = views.filter((v) => v.state === "broken").map((v) => v.name);
 		const quarantined = views.filter((v) => v.state === "quarantined").map((v) => v.name);
 		try {
-			ctx.ui.setWidget(WIDGET_KEY, widgetLines({ total: views.length, broken, quarantined, last: this.last, executing: [...this.executing.keys()] }, new Date()));
+			const verified = views.filter((v) => v.state === "ok" && v.verified).length;
+			ctx.ui.setWidget(WIDGET_KEY, widgetLines({ total: views.length, verified, broken, quarantined, last: this.last, executing: [...this.executing.keys()] }, new Date()));
 			ctx.ui.setStatus(WIDGET_KEY, statusText(views.length - broken.length - quarantined.length));
 		} catch {
 			// A stale context (after /new or /reload): the next session_start attaches a fresh one.

@@ -62,7 +62,8 @@ export class InlineRunner implements Runner {
 	}
 
 	private load(tool: RunnableTool): Result<LoadedTool> {
-		const cached = this.loaded.get(tool.name);
+		const key = tool.key ?? tool.name;
+		const cached = this.loaded.get(key);
 		if (cached?.hash === tool.hash) return ok(cached);
 		const mapper = createPositionMapper(tool.code.map);
 		try {
@@ -71,7 +72,7 @@ export class InlineRunner implements Runner {
 				return fail(new ForgeError("shape", `${tool.file} does not export an \`execute\` function.`, { tool: tool.name }));
 			}
 			const loaded = { hash: tool.hash, execute: exports.execute as Execute, mapper };
-			this.loaded.set(tool.name, loaded);
+			this.loaded.set(key, loaded);
 			return ok(loaded);
 		} catch (error) {
 			const mapped = runtimeError(error, tool, mapper);

@@ -6,6 +6,8 @@ import type { CompiledCode } from "../forge/transpile.ts";
 /** What a runner needs to run a tool: its compiled code (never the toolbox on disk). */
 export interface RunnableTool {
 	name: string;
+	/** Which loaded copy runs it; defaults to `name`. A staged version under test uses its own, leaving the live one alone. */
+	key?: string;
 	/** Content hash of the source: a runner may cache the loaded module under it. */
 	hash: string;
 	/** Display name for locations, `forge-<name>.ts`. */

@@ -25,6 +25,11 @@ export interface RegistryEntry {
 	status: ToolStatus;
 	error?: ForgeErrorData;
 	stamps: ToolStamps;
+	/** How many tests the tool carries, and whether they passed on this very source. */
+	tests?: number;
+	verified?: boolean;
+	/** The tests' arguments and expectations as text, for search. */
+	examples?: string;
 }
 
 export interface Registry {
@@ -35,8 +40,11 @@ export interface Registry {
 export const emptyRegistry = (): Registry => ({ format: 1, tools: {} });
 
 export function entryFromMeta(meta: ToolMeta, stamps: ToolStamps, status: ToolStatus = "ok", error?: ForgeErrorData): RegistryEntry {
-	const { name, description, parameters, version, hash, updatedAt } = meta;
-	return { name, description, parameters, version, hash, updatedAt, status, ...(error ? { error } : {}), stamps };
+	const { name, description, parameters, version, hash, updatedAt, tests } = meta;
+	const testing = tests?.length
+		? { tests: tests.length, verified: meta.verifiedHash === hash, examples: tests.map((t) => `${JSON.stringify(t.args)} ${t.expect ?? t.matches ?? (t.equals !== undefined ? JSON.stringify(t.equals) : "")}`).join(" ").slice(0, 500) }
+		: {};
+	return { name, description, parameters, version, hash, updatedAt, status, ...(error ? { error } : {}), stamps, ...testing };
 }
 
 /** Parses the registry; anything unexpected means "rebuild it" (undefined), never an exception. */

@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { isForgeableName } from "../forge/names.ts";
+import { type ToolTest, parseTests } from "../forge/tool-tests.ts";
 
 export interface ToolMeta {
 	name: string;
@@ -14,6 +15,10 @@ export interface ToolMeta {
 	hash: string;
 	createdAt: string;
 	updatedAt: string;
+	/** Example calls checked before every promotion of this tool. */
+	tests?: ToolTest[];
+	/** The hash of the source the tests last passed on: equal to `hash` means verified. */
+	verifiedHash?: string;
 }
 
 export const REGISTRY_FILE = "forge-registry.json";
@@ -53,6 +58,8 @@ export function parseMeta(text: string, name: string): Result<ToolMeta> {
 	if (typeof data.parameters !== "object" || data.parameters === null) return broken("has no parameters schema.");
 	if (!Number.isInteger(data.version) || (data.version as number) < 1) return broken("has no valid version.");
 	if (typeof data.hash !== "string") return broken("has no hash.");
+	const tests = parseTests(data.tests);
+	if (!tests.ok) return broken(`has invalid tests: ${tests.error.message}`);
 	return ok({
 		name,
 		description: data.description,
@@ -61,5 +68,7 @@ export function parseMeta(text: string, name: string): Result<ToolMeta> {
 		hash: data.hash,
 		createdAt: String(data.createdAt ?? ""),
 		updatedAt: String(data.updatedAt ?? ""),
+		...(tests.value.length ? { tests: tests.value } : {}),
+		...(typeof data.verifiedHash === "string" ? { verifiedHash: data.verifiedHash } : {}),
 	});
 }

@@ -8,6 +8,7 @@ interface SearchDoc {
 	words: string;
 	description: string;
 	params: string;
+	examples: string;
 }
 
 export interface SearchHit {
@@ -17,7 +18,7 @@ export interface SearchHit {
 
 export class ToolSearch {
 	private readonly index = new MiniSearch<SearchDoc>({
-		fields: ["name", "words", "description", "params"],
+		fields: ["name", "words", "description", "params", "examples"],
 		searchOptions: { boost: { name: 4, words: 3, params: 1.5 }, prefix: true, fuzzy: 0.2, combineWith: "OR" },
 	});
 
@@ -42,7 +43,7 @@ function toDoc(entry: RegistryEntry): SearchDoc {
 	const params = Object.entries(properties)
 		.map(([key, schema]) => `${key} ${splitWords(key)} ${typeof schema?.description === "string" ? schema.description : ""}`)
 		.join(" ");
-	return { id: entry.name, name: entry.name, words: splitWords(entry.name), description: entry.description, params };
+	return { id: entry.name, name: entry.name, words: splitWords(entry.name), description: entry.description, params, examples: entry.examples ?? "" };
 }
 
 /** `sql-explorer` → `sql explorer`, `parseCsvRows` → `parse csv rows`. */

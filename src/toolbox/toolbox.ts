@@ -6,16 +6,17 @@ import type { ForgeConfig } from "../config.ts";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { checkSource } from "../forge/check-source.ts";
 import { type TakenNames, validateName } from "../forge/names.ts";
-import { type ForgeRequest, type Forged, type PreviousVersion, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
+import { type ForgeRequest, type Forged, type PreviousVersion, type TestRunner, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
+import { type TestVerdict, judge, testFailure } from "../forge/tool-tests.ts";
 import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import { normaliseResult, type ToolOutput } from "../runtime/result.ts";
-import type { RunHost, Runner } from "../runtime/runner.ts";
+import { normaliseResult, outputText, type ToolOutput } from "../runtime/result.ts";
+import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
 import { type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
-import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
+import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { deriveEntry } from "./derive.ts";
@@ -77,6 +78,8 @@ export class Toolbox {
 	private searchIndex: ToolSearch | undefined;
 	private readonly listeners = new Set<(event: ToolboxEvent) => void>();
 	private writes: Promise<unknown> = Promise.resolve();
+	/** Failed forges of a name in a row: after a few, the error suggests going back to what worked. */
+	private readonly failedForges = new Map<string, number>();
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -201,7 +204,9 @@ export class Toolbox {
 		return this.change(async () => {
 			const name = typeof request.name === "string" ? request.name : undefined;
 			const previous = name ? await this.previousVersion(name) : undefined;
-			const result = await this.guard(name, () => runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, preflight: this.runner.preflight, now: this.now }));
+			const result = await this.guard(name, () =>
+				runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, previousTests: previous?.tests, preflight: this.runner.preflight, runTests: this.testRunner, now: this.now }),
+			);
 			if (result.ok) await this.adopt(result.value, "forged");
 			return result;
 		});
@@ -220,7 +225,7 @@ export class Toolbox {
 			const previous = await this.previousVersion(name);
 			const at = this.now().toISOString();
 			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash: hashSource(stored.source), createdAt: previous?.createdAt || meta.value.createdAt, updatedAt: at };
-			const result = await this.guard(name, () => promoteSource(next, stored.source, { store: this.store, preflight: this.runner.preflight, previous }));
+			const result = await this.guard(name, () => promoteSource(next, stored.source, { store: this.store, preflight: this.runner.preflight, previous, runTests: this.testRunner }));
 			if (result.ok) await this.adopt(result.value, "rolled-back", version);
 			return result;
 		});
@@ -243,8 +248,9 @@ export class Toolbox {
 			if (secrets.length) return fail(new ForgeError("secrets", secretRefusal(secrets, tsFileOf(named.value)).message, { tool: named.value }));
 			const previous = await this.previousVersion(named.value);
 			const at = this.now().toISOString();
-			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash: hashSource(source), createdAt: previous?.createdAt || at, updatedAt: at };
-			const result = await this.guard(named.value, () => promoteSource(next, source, { store: this.store, preflight: this.runner.preflight, previous }));
+			const hash = hashSource(source);
+			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash, createdAt: previous?.createdAt || at, updatedAt: at, ...(meta.value.tests?.length ? { verifiedHash: hash } : {}) };
+			const result = await this.guard(named.value, () => promoteSource(next, source, { store: this.store, preflight: this.runner.preflight, previous, runTests: this.testRunner }));
 			if (result.ok) await this.adopt(result.value, "imported");
 			return result;
 		});
@@ -318,8 +324,27 @@ export class Toolbox {
 			// The change may have been committed before the failure (and then finished): read the files again.
 			if (name) void this.reload(name).catch(() => undefined);
 		}
-		if (!result.ok) this.emit({ type: "forge-failed", name, error: result.error });
+		if (name && result.ok) this.failedForges.delete(name);
+		if (!result.ok) {
+			const failures = name ? (this.failedForges.get(name) ?? 0) + 1 : 0;
+			if (name) this.failedForges.set(name, failures);
+			if (failures >= REPAIR_ATTEMPTS_BEFORE_ADVICE) result = fail(result.error.with({ notes: [...(result.error.details.notes ?? []), await this.backOffAdvice(name!, failures)] }));
+			this.emit({ type: "forge-failed", name, error: result.error });
+		}
 		return result;
+	}
+
+	/** Which version worked last: the live one if it is healthy, else the newest verified one in the history. */
+	private async backOffAdvice(name: string, failures: number): Promise<string> {
+		const live = this.get(name);
+		const start = `This is failed attempt ${failures} in a row at '${name}'.`;
+		if (live && live.status === "ok") {
+			return `${start} The live version v${live.version}${live.verified ? " (verified)" : ""} still works and is unchanged: consider a smaller change to it, or keep it as it is.`;
+		}
+		const last = (await this.history.entries(name)).filter((e) => e.event !== "removed").at(-1);
+		return last
+			? `${start} The last good version is v${last.version}: roll back to it (/forge rollback ${name} ${last.version}) and change one thing at a time.`
+			: `${start} Start from a smaller tool that does one thing, test it, then extend it.`;
 	}
 
 	/** After a successful promotion: history, registry, caches, health, search, listeners. */
@@ -346,8 +371,40 @@ export class Toolbox {
 		const entry = this.get(name);
 		const text = await this.store.readMeta(name).catch(() => undefined);
 		const meta = text === undefined ? undefined : parseMeta(text, name);
-		if (meta?.ok) return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt };
+		if (meta?.ok) return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt, tests: meta.value.tests };
 		return entry && entry.version > 0 ? { version: entry.version } : undefined;
+	}
+
+	/** A candidate's tests, each in the runner real calls use, against its own copy (the live tool keeps running). */
+	private readonly testRunner: TestRunner = async (code, meta) => {
+		const verdicts = await this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta);
+		const failure = testFailure(verdicts, meta.name);
+		return failure ? fail(failure) : ok(undefined);
+	};
+
+	private async runTestCases(tool: RunnableTool, meta: ToolMeta): Promise<TestVerdict[]> {
+		const verdicts: TestVerdict[] = [];
+		for (const [index, test] of (meta.tests ?? []).entries()) {
+			const args = validateArguments(meta.name, meta.hash, meta.parameters, test.args);
+			const outcome = args.ok
+				? await this.runner.run({ tool, params: args.value, cwd: this.config.cwd, timeoutMs: test.timeoutMs ?? this.config.timeoutMs, host: TEST_HOST })
+				: args;
+			verdicts.push(judge(test, index, outcome.ok ? { ok: true, text: outputText(normaliseResult(outcome.value)) } : { ok: false, error: outcome.error }));
+		}
+		this.runner.forget(tool.key ?? tool.name);
+		return verdicts;
+	}
+
+	/** Runs a live tool's tests on demand (`/forge test`, `agent-forge test`). */
+	async runTests(name: string): Promise<Result<TestVerdict[]>> {
+		const entry = this.get(name);
+		if (!entry) return fail(this.notFound(name));
+		const metaText = await this.store.readMeta(name);
+		const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
+		if (!meta?.ok) return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
+		const compiled = await this.compiledTool(entry);
+		if (!compiled.ok) return compiled;
+		return ok(await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value));
 	}
 
 	/** Runs a forged tool: resolve, validate the arguments, run it in the runner, normalise what it returned. */
@@ -435,6 +492,11 @@ export class Toolbox {
 		await this.runner.dispose();
 	}
 }
+
+export const REPAIR_ATTEMPTS_BEFORE_ADVICE = 3;
+
+/** Tests run with no one to ask: a capability that needs a grant is refused, as without a UI. */
+const TEST_HOST: RunHost = { pi: {}, hasUI: false, notify: () => undefined };
 
 function sameStamps(a: RegistryEntry["stamps"], b: RegistryEntry["stamps"]): boolean {
 	return a.ts?.size === b.ts?.size && a.ts?.mtimeMs === b.ts?.mtimeMs && a.json?.size === b.json?.size && a.json?.mtimeMs === b.json?.mtimeMs;

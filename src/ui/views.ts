@@ -9,7 +9,7 @@ export function toolboxTable(views: ToolView[], now: Date, width = 120): string 
 	const rows = views.map(({ entry, health, state }) => [
 		entry.name,
 		`v${entry.version}`,
-		state,
+		state === "ok" ? (entry.verified ? "verified" : "draft") : state,
 		String(health?.calls ?? 0),
 		String(health?.failures ?? 0),
 		health?.lastUsedAt ? relativeTime(new Date(health.lastUsedAt), now) : "never",
@@ -29,7 +29,7 @@ export function toolDetails(view: ToolView, source: string | undefined, history:
 	const properties = (entry.parameters.properties ?? {}) as Record<string, { type?: unknown; description?: unknown }>;
 	const required = new Set(Array.isArray(entry.parameters.required) ? (entry.parameters.required as string[]) : []);
 	const lines = [
-		`${entry.name} v${entry.version} — ${state}`,
+		`${entry.name} v${entry.version} — ${state}${state === "ok" ? (entry.verified ? `, verified (${entry.tests} tests)` : entry.tests ? ", tests not passed on this version" : ", draft (no tests)") : ""}`,
 		entry.description,
 		"",
 		"Parameters:",

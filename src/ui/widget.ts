@@ -13,6 +13,8 @@ export type LastAction =
 
 export interface WidgetState {
 	total: number;
+	/** Healthy tools whose tests pass on their current source. */
+	verified?: number;
 	broken: string[];
 	quarantined: string[];
 	last?: LastAction;
@@ -22,7 +24,8 @@ export interface WidgetState {
 
 export function widgetLines(state: WidgetState, now: Date): string[] {
 	const healthy = state.total - state.broken.length - state.quarantined.length;
-	const counts = state.total === 0 ? "" : ` (${healthy} ok${state.broken.length ? ` · ${state.broken.length} broken` : ""}${state.quarantined.length ? ` · ${state.quarantined.length} quarantined` : ""})`;
+	const verified = state.verified ? `, ${state.verified} verified` : "";
+	const counts = state.total === 0 ? "" : ` (${healthy} ok${verified}${state.broken.length ? ` · ${state.broken.length} broken` : ""}${state.quarantined.length ? ` · ${state.quarantined.length} quarantined` : ""})`;
 	return [`Evolved Tools: ${state.total}${counts}`, `Last Action: ${lastActionText(state, now)}`, `Health: ${healthText(state)}`];
 }
 

@@ -77,6 +77,6 @@ describe("the core loop in the real pi", () => {
 		]);
 		expect(afterRestart.toolNamesSeen[0]).toContain("word-count");
 		expect(JSON.parse(afterRestart.toolEvents[0].text)).toEqual({ words: 4, characters: 7 });
-		expect(afterRestart.toolEvents[1].text).toMatch(/word-count v2 \[ok\]/);
+		expect(afterRestart.toolEvents[1].text).toMatch(/word-count v2 \[ok, draft\]/);
 	});
 });

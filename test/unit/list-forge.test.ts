@@ -22,7 +22,7 @@ describe("formatListing", () => {
 
 	it("lists name, version, status, description, params and last use", () => {
 		const text = formatListing({ total: 1, matched: 1, tools: [{ entry: entry("alpha"), state: "ok", health: { calls: 1, failures: 0, consecutiveFailures: 0, lastUsedAt: "2026-01-01T11:58:00Z" } }] }, undefined, now);
-		expect(text).toBe("1 forged tools:\n- alpha v1 [ok] The alpha tool. (params: text, limit) — last used 2m ago");
+		expect(text).toBe("1 forged tools:\n- alpha v1 [ok, draft] The alpha tool. (params: text, limit) — last used 2m ago");
 	});
 
 	it("shows a broken tool with its phase and location", () => {

@@ -67,9 +67,10 @@ process.on("message", (message: ToHost) => {
 });
 
 function workerFor(tool: HostTool, limits: Limits): ToolWorker {
-	const existing = workers.get(tool.name);
+	const key = tool.key ?? tool.name;
+	const existing = workers.get(key);
 	if (existing?.hash === tool.hash) return existing;
-	if (existing) void stop(tool.name, { phase: "runtime", message: "Stopped: the tool was re-forged while this call ran." });
+	if (existing) void stop(key, { phase: "runtime", message: "Stopped: the tool was re-forged while this call ran." });
 
 	const { port1, port2 } = new MessageChannel();
 	const worker = new Worker(options.toolWorker, {
@@ -82,7 +83,7 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	worker.stdout.resume();
 	worker.stderr.resume();
 	const entry: ToolWorker = { worker, hash: tool.hash, calls: new Set() };
-	workers.set(tool.name, entry);
+	workers.set(key, entry);
 
 	port1.on("message", (request: PortRequest) => {
 		const requestId = nextRelayId++;
@@ -101,7 +102,7 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	});
 	worker.on("exit", () => {
 		failCalls(entry, { phase: "runtime", message: "The tool's worker exited before the call finished (did it call process.exit?)." });
-		if (workers.get(tool.name) === entry) workers.delete(tool.name);
+		if (workers.get(key) === entry) workers.delete(key);
 		port1.close();
 	});
 	return entry;

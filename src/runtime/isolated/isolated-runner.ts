@@ -90,7 +90,7 @@ export class IsolatedRunner implements Runner {
 	}
 
 	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file) => {
-		const outcome = await this.dispatch(PREFLIGHT, "", undefined, this.options.config.timeoutMs, (callId, host) =>
+		const outcome = await this.dispatch(PREFLIGHT, PREFLIGHT, "", undefined, this.options.config.timeoutMs, (callId, host) =>
 			host.send({ type: "preflight", callId, stagedPath, code: cjs, expectedName, file, limits: this.limits }),
 		);
 		if (!outcome.ok) {
@@ -110,8 +110,9 @@ export class IsolatedRunner implements Runner {
 		const { tool } = request;
 		if (this.inlineGranted(tool.name)) return this.inline.run(request);
 		const started = performance.now();
-		const outcome = await this.dispatch(tool.name, tool.hash, request.host, request.timeoutMs, (callId, host) =>
-			host.send({ type: "call", callId, tool: { name: tool.name, hash: tool.hash, file: tool.file, path: tool.path, code: tool.code.code, map: tool.code.map }, params: request.params, context: { cwd: request.cwd, hasUI: request.host.hasUI }, limits: this.limits }),
+		const key = tool.key ?? tool.name;
+		const outcome = await this.dispatch(tool.name, key, tool.hash, request.host, request.timeoutMs, (callId, host) =>
+			host.send({ type: "call", callId, tool: { name: tool.name, key, hash: tool.hash, file: tool.file, path: tool.path, code: tool.code.code, map: tool.code.map }, params: request.params, context: { cwd: request.cwd, hasUI: request.host.hasUI }, limits: this.limits }),
 			request.signal,
 		);
 		this.options.audit.append({
@@ -128,6 +129,8 @@ export class IsolatedRunner implements Runner {
 	/** Sends one job to the host and settles it by its result, its deadline, cancellation or the host's death. */
 	private async dispatch(
 		tool: string,
+		/** The worker the job runs in: stopped on a deadline or cancellation. */
+		key: string,
 		hash: string,
 		host: RunHost | undefined,
 		timeoutMs: number,
@@ -164,13 +167,13 @@ export class IsolatedRunner implements Runner {
 					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
 						hint: "Make the tool finish sooner (less input, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
 					})));
-					this.stopTool(tool, process);
+					this.stopTool(key, process);
 				},
 			};
 			const onAbort = () => {
 				process.send({ type: "cancel", callId });
 				entry.finish(fail(new ForgeError("aborted", `'${tool}' was cancelled.`)));
-				setTimeout(() => this.stopTool(tool, process), STOP_GRACE_MS).unref();
+				setTimeout(() => this.stopTool(key, process), STOP_GRACE_MS).unref();
 			};
 			this.pending.set(callId, entry);
 			this.armDeadline(entry);

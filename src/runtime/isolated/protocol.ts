@@ -7,6 +7,8 @@ import type { ToolOutput } from "../result.ts";
 /** What the host needs to run a tool: the code itself, never a path into the toolbox. */
 export interface HostTool {
 	name: string;
+	/** The worker that runs it (default: `name`); a staged version under test has its own. */
+	key?: string;
 	hash: string;
 	file: string;
 	path: string;

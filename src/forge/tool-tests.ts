@@ -1,0 +1,136 @@
+// Tests a forged tool carries: example calls with what must come out. They are checked before promotion, stored in
+// `forge-<name>.json`, and re-run on every re-forge. Pure: parsing the cases and judging one outcome.
+import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+
+/** One example call. Exactly one of the expectations (or none: the call must merely succeed). */
+export interface ToolTest {
+	/** A label for reports; defaults to "test N". */
+	name?: string;
+	args: Record<string, unknown>;
+	/** The output must contain this text. */
+	expect?: string;
+	/** The output must be exactly this: a string, or a JSON value compared structurally. */
+	equals?: unknown;
+	/** The output must match this regular expression. */
+	matches?: string;
+	/** The call must fail with a message containing this text. */
+	expectError?: string;
+	/** This case's own deadline (default: PI_FORGE_TIMEOUT_MS). */
+	timeoutMs?: number;
+}
+
+export type TestOutcome = { ok: true; text: string } | { ok: false; error: ForgeError };
+
+export interface TestVerdict {
+	test: ToolTest;
+	index: number;
+	pass: boolean;
+	/** What was expected and what happened, for the report. */
+	expected: string;
+	actual: string;
+	error?: ForgeError;
+}
+
+export const MAX_TESTS = 50;
+const EXPECTATIONS = ["expect", "equals", "matches", "expectError"] as const;
+const HINT = 'tests is a list like [{"args":{"text":"a b"},"expect":"2"}, {"args":{},"expectError":"text is required"}]; each has args and at most one of expect, equals, matches, expectError.';
+
+export function parseTests(input: unknown): Result<ToolTest[]> {
+	if (input === undefined || input === null) return ok([]);
+	const refuse = (message: string) => fail(new ForgeError("tests", message, { hint: HINT }));
+	let value = input;
+	if (typeof value === "string") {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return refuse("tests is a string that is not JSON.");
+		}
+	}
+	if (!Array.isArray(value)) return refuse("tests must be a list of test cases.");
+	if (value.length > MAX_TESTS) return refuse(`tests has ${value.length} cases (at most ${MAX_TESTS}).`);
+	const tests: ToolTest[] = [];
+	for (const [index, raw] of value.entries()) {
+		const label = `tests[${index}]`;
+		if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return refuse(`${label} must be an object with args and an expectation.`);
+		const test = raw as Record<string, unknown>;
+		const args = test.args ?? {};
+		if (typeof args !== "object" || args === null || Array.isArray(args)) return refuse(`${label}.args must be an object of arguments.`);
+		const given = EXPECTATIONS.filter((key) => test[key] !== undefined);
+		if (given.length > 1) return refuse(`${label} has ${given.join(" and ")}: give one expectation per case.`);
+		for (const key of ["expect", "matches", "expectError"] as const) {
+			if (test[key] !== undefined && typeof test[key] !== "string") return refuse(`${label}.${key} must be a string.`);
+		}
+		if (typeof test.matches === "string") {
+			try {
+				new RegExp(test.matches);
+			} catch (error) {
+				return refuse(`${label}.matches is not a valid regular expression: ${(error as Error).message}`);
+			}
+		}
+		if (test.timeoutMs !== undefined && (!Number.isInteger(test.timeoutMs) || (test.timeoutMs as number) <= 0)) return refuse(`${label}.timeoutMs must be a positive integer.`);
+		tests.push({
+			...(typeof test.name === "string" ? { name: test.name } : {}),
+			args: args as Record<string, unknown>,
+			...Object.fromEntries(given.map((key) => [key, test[key]])),
+			...(test.timeoutMs !== undefined ? { timeoutMs: test.timeoutMs as number } : {}),
+		});
+	}
+	return ok(tests);
+}
+
+export function judge(test: ToolTest, index: number, outcome: TestOutcome): TestVerdict {
+	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({ test, index, pass, expected, actual, ...(outcome.ok ? {} : { error: outcome.error }) });
+	if (test.expectError !== undefined) {
+		if (outcome.ok) return verdict(false, `an error containing ${JSON.stringify(test.expectError)}`, `success: ${preview(outcome.text)}`);
+		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${JSON.stringify(test.expectError)}`, `${outcome.error.phase} error: ${preview(outcome.error.message)}`);
+	}
+	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${preview(outcome.error.message)}`);
+	const text = outcome.text;
+	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), preview(text));
+	if (test.matches !== undefined) return verdict(new RegExp(test.matches).test(text), describeExpectation(test), preview(text));
+	if (test.equals !== undefined) return verdict(sameValue(test.equals, text), describeExpectation(test), preview(text));
+	return verdict(true, "success", preview(text));
+}
+
+function describeExpectation(test: ToolTest): string {
+	if (test.expect !== undefined) return `output containing ${JSON.stringify(test.expect)}`;
+	if (test.matches !== undefined) return `output matching /${test.matches}/`;
+	if (test.equals !== undefined) return `output equal to ${preview(typeof test.equals === "string" ? test.equals : JSON.stringify(test.equals))}`;
+	return "success";
+}
+
+/** A string expectation compares the text; any other value compares the output read as JSON. */
+function sameValue(expected: unknown, text: string): boolean {
+	if (typeof expected === "string") return text === expected || text.trim() === expected;
+	try {
+		return JSON.stringify(sortKeys(JSON.parse(text))) === JSON.stringify(sortKeys(expected));
+	} catch {
+		return false;
+	}
+}
+
+function sortKeys(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(sortKeys);
+	if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+	return value;
+}
+
+function preview(text: string, max = 300): string {
+	const single = text.replace(/\s+/g, " ").trim();
+	return single.length > max ? `${single.slice(0, max)}…` : JSON.stringify(single);
+}
+
+/** "2 of 5 tests failed", with every failing case, expected vs actual. */
+export function testFailure(verdicts: TestVerdict[], tool: string): ForgeError | undefined {
+	const failed = verdicts.filter((v) => !v.pass);
+	if (failed.length === 0) return undefined;
+	const notes = failed.map((v) => `${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}: expected ${v.expected}, got ${v.actual}`);
+	const located = failed.find((v) => v.error?.details.location)?.error;
+	return new ForgeError("tests", `${failed.length} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed; nothing was changed.`, {
+		tool,
+		notes,
+		location: located?.details.location,
+		stack: located?.details.stack,
+		hint: "Fix the logic so every case passes (or fix a test that is wrong) and call forge_tool again with the same name.",
+	});
+}
