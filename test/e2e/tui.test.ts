@@ -52,10 +52,10 @@ describe("the TUI", () => {
 		await prompt(tui, "change greet", "v2 done");
 
 		let screen = await prompt(tui, "/forge", /TOOL\s+VER\s+STATE/);
-		expect(screen).toMatch(/greet\s+v2\s+ok\s+0\s+0\s+never\s+The greet tool\./);
+		expect(screen).toMatch(/greet\s+v2\s+draft\s+0\s+0\s+never\s+The greet tool\./);
 
 		screen = await prompt(tui, "/forge show greet", "forge-greet.ts:");
-		expect(screen).toContain("greet v2 — ok");
+		expect(screen).toContain("greet v2 — ok, draft (no tests)");
 		expect(screen).toContain("text: string");
 		expect(screen).toContain("History: v1 forged, v2 forged");
 
@@ -89,7 +89,7 @@ describe("the TUI", () => {
 		tui.press("Tab");
 		await tui.waitFor("/forge show word-count");
 		tui.press("Enter");
-		const screen = await tui.waitFor("word-count v1 — ok");
+		const screen = await tui.waitFor("word-count v1 — ok, draft");
 		expect(screen).toContain("forge-word-count.ts:");
 	});
 });
