@@ -7,7 +7,7 @@ import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/too
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
 import { checkParams } from "./params-check.ts";
-import { type ToolTest, parseTests } from "./tool-tests.ts";
+import { type ToolTest, parseTests, returnLocation } from "./tool-tests.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
@@ -118,7 +118,7 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 		if (!shape.ok) return withTool(shape.error.with({ source }));
 		if (meta.tests?.length && deps.runTests) {
 			const tested = await deps.runTests(checked.value.cjs, meta);
-			if (!tested.ok) return withTool(tested.error.with({ source }));
+			if (!tested.ok) return withTool(tested.error.with({ source, location: tested.error.details.location ?? returnLocation(source, file) }));
 		}
 		const promoted = await deps.store.promote(staged);
 		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });

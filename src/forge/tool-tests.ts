@@ -1,6 +1,6 @@
 // Tests a forged tool carries: example calls with what must come out. They are checked before promotion, stored in
 // `forge-<name>.json`, and re-run on every re-forge. Pure: parsing the cases and judging one outcome.
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, type Result, type SourceLocation, fail, ok } from "../errors/forge-error.ts";
 
 /** One example call. Exactly one of the expectations (or none: the call must merely succeed). */
 export interface ToolTest {
@@ -118,6 +118,20 @@ function sortKeys(value: unknown): unknown {
 function preview(text: string, max = 300): string {
 	const single = text.replace(/\s+/g, " ").trim();
 	return single.length > max ? `${single.slice(0, max)}…` : JSON.stringify(single);
+}
+
+/**
+ * Where a wrong value came from when nothing threw: the logic's `return`, if it has exactly one (a line-level guess,
+ * good for the small tools models forge; with several returns no location is claimed).
+ */
+export function returnLocation(source: string, file: string): SourceLocation | undefined {
+	const lines = source.split("\n");
+	const start = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(/.test(line));
+	if (start < 0) return undefined;
+	const returns = lines.flatMap((line, i) => (i > start && /^\s*return\b/.test(line) ? [i] : []));
+	if (returns.length !== 1) return undefined;
+	const index = returns[0];
+	return { file, line: index + 1, column: lines[index].search(/\S/) + 1 };
 }
 
 /** "2 of 5 tests failed", with every failing case, expected vs actual. */

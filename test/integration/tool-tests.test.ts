@@ -94,3 +94,12 @@ describe("tests in the forge", () => {
 		);
 	});
 });
+
+describe("where a wrong value came from", () => {
+	it("a failing expectation points at the logic's only return", async () => {
+		const { toolbox } = await tempToolbox();
+		const result = await toolbox.forge(counter(offByOne, TESTS), new Map());
+		const source = (!result.ok && result.error.details.source) || "";
+		expect(!result.ok && result.error.details.location?.line).toBe(source.split("\n").findIndex((l) => l.startsWith("return params.text")) + 1);
+	});
+});
