@@ -16,4 +16,5 @@ for (const request of SAMPLE_TOOLS) {
 	console.log(`forged ${result.value.meta.name} v${result.value.meta.version}`);
 }
 await toolbox.close();
-await rm(`${dir}.forge-health.json`, { force: true });
+// The sample is the tools' own files (and the registry): no history, caches, health or audit of this build.
+for (const local of [".forge-health.json", ".forge-audit.jsonl", ".history", ".state"]) await rm(`${dir}${local}`, { recursive: true, force: true });

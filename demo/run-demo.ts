@@ -1,5 +1,6 @@
-// `npm run demo`: a scripted session in the real pi (no API key). The scripted model forges a tool, uses it,
-// makes a mistake, reads the error, repairs the tool, calls it by name in the next prompt, and lists the toolbox.
+// `npm run demo`: a scripted session in the real pi (no API key). The scripted model checks the toolbox, forges a tool
+// with a mistake, reads the error, repairs it (with tests, so it is verified), uses it, calls it by name in the next
+// prompt, and lists the toolbox.
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,7 +40,11 @@ const csvSummary = {
 		"return { rows: rows.length, columns, sums };",
 	].join("\n"),
 };
-const repaired = { ...csvSummary, logic: csvSummary.logic.replace("params.file", "params.path") };
+const repaired = {
+	...csvSummary,
+	logic: csvSummary.logic.replace("params.file", "params.path"),
+	tests: [{ args: { path: "data/sales.csv" }, expect: '"rows": 3' }],
+};
 
 async function main(): Promise<void> {
 	const cwd = await makeTempDir("agent-forge-demo");
@@ -58,10 +63,8 @@ async function main(): Promise<void> {
 		await prompt(pi.run.bind(pi), "Summarise data/sales.csv. Check the toolbox first; forge a tool if none fits.", [
 			[{ name: "list_forge", args: { query: "summarise csv file" } }],
 			[{ name: "forge_tool", args: csvSummary }],
-			[{ name: "use_forge_tool", args: { name: "csv-summary", args: { path: "data/sales.csv" } } }],
 			({ lastToolResults }) => {
-				const error = lastToolResults[0];
-				if (!error?.isError) throw new Error("the demo expected the first attempt to fail");
+				if (!lastToolResults[0]?.isError) throw new Error("the demo expected the first attempt to fail");
 				return [{ name: "forge_tool", args: repaired }];
 			},
 			[{ name: "use_forge_tool", args: { name: "csv-summary", args: { path: "data/sales.csv" } } }],

@@ -16,6 +16,10 @@ export const SAMPLE_TOOLS: ForgeRequest[] = [
 			"const lines = text === \"\" ? 0 : text.split(\"\\n\").length;",
 			"return { words, lines, characters: text.length };",
 		].join("\n"),
+		tests: [
+			{ args: { text: "one two\nthree" }, equals: { words: 3, lines: 2, characters: 13 } },
+			{ args: { text: "" }, equals: { words: 0, lines: 0, characters: 0 } },
+		],
 	},
 	{
 		name: "json-pick",
@@ -40,6 +44,7 @@ export const SAMPLE_TOOLS: ForgeRequest[] = [
 			"}",
 			"return value;",
 		].join("\n"),
+		tests: [{ args: { file: "no-such-file.json" }, expectError: "ENOENT" }],
 	},
 	{
 		name: "todo-scan",
@@ -72,5 +77,6 @@ export const SAMPLE_TOOLS: ForgeRequest[] = [
 			"await walk(root);",
 			"return hits.length ? hits.join(\"\\n\") : \"No TODO or FIXME found.\";",
 		].join("\n"),
+		tests: [{ args: { dir: "no-such-dir" }, expectError: "ENOENT" }],
 	},
 ];

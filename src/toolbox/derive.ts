@@ -44,6 +44,9 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		hash,
 		createdAt: meta?.createdAt || at,
 		updatedAt: at,
+		// The tests stay with the tool; they passed on the old source, so this one is unverified until they run again.
+		...(meta?.tests ? { tests: meta.tests } : {}),
+		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
 	};
 	await store.writeMeta(name, serializeMeta(next));
 	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs };

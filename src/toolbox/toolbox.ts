@@ -404,7 +404,22 @@ export class Toolbox {
 		if (!meta?.ok) return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
 		const compiled = await this.compiledTool(entry);
 		if (!compiled.ok) return compiled;
-		return ok(await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value));
+		const verdicts = await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value);
+		if (verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash) await this.markVerified(name, entry.hash);
+		return ok(verdicts);
+	}
+
+	/** Records that the tests passed on this source (after a hand edit, say). */
+	private markVerified(name: string, hash: string): Promise<void> {
+		return this.change(async () => {
+			const text = await this.store.readMeta(name);
+			const meta = text === undefined ? undefined : parseMeta(text, name);
+			if (!meta?.ok || meta.value.hash !== hash) return;
+			await this.store.writeMeta(name, serializeMeta({ ...meta.value, verifiedHash: hash }));
+			const entry = entryFromMeta({ ...meta.value, verifiedHash: hash }, await this.store.stampsOf(name));
+			this.registry.set(entry);
+			this.indexed(name, entry);
+		});
 	}
 
 	/** Runs a forged tool: resolve, validate the arguments, run it in the runner, normalise what it returned. */

@@ -9,7 +9,7 @@ export function toolboxTable(views: ToolView[], now: Date, width = 120): string 
 	const rows = views.map(({ entry, health, state }) => [
 		entry.name,
 		`v${entry.version}`,
-		state === "ok" ? (entry.verified ? "verified" : "draft") : state,
+		state === "ok" ? (entry.verified ? "verified" : entry.tests ? "unverified" : "draft") : state,
 		String(health?.calls ?? 0),
 		String(health?.failures ?? 0),
 		health?.lastUsedAt ? relativeTime(new Date(health.lastUsedAt), now) : "never",

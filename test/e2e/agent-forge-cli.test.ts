@@ -31,11 +31,11 @@ describe("agent-forge", () => {
 		const list = cli(cwd, agentDir, "list");
 		expect(list.code).toBe(0);
 		expect(list.out).toMatch(/^TOOL\s+VER\s+STATE/);
-		expect(list.out).toMatch(/word-count\s+v1\s+draft/);
+		expect(list.out).toMatch(/word-count\s+v1\s+verified/);
 		const json = JSON.parse(cli(cwd, agentDir, "list", "--json").out) as Array<{ name: string }>;
 		expect(json.map((t) => t.name)).toEqual(["json-pick", "todo-scan", "word-count"]);
 		const show = cli(cwd, agentDir, "show", "json-pick");
-		expect(show.out).toContain("json-pick v1 — ok, draft (no tests)");
+		expect(show.out).toContain("json-pick v1 — ok, verified (1 tests)");
 		expect(show.out).toContain("file: string — JSON file, relative to the project");
 		const check = cli(cwd, agentDir, "check");
 		expect(check.code).toBe(0);
@@ -59,7 +59,7 @@ describe("agent-forge", () => {
 		expect(cli(cwd, agentDir, "history", "word-count").out).toMatch(/v1\s+recovered/);
 		const path = join(toolbox, "forge-word-count.ts");
 		await writeFile(path, (await readFile(path, "utf8")).replace("characters: text.length", "characters: -1"));
-		expect(cli(cwd, agentDir, "list").out).toMatch(/word-count\s+v2\s+draft/);
+		expect(cli(cwd, agentDir, "list").out).toMatch(/word-count\s+v2\s+unverified/);
 		const rolled = cli(cwd, agentDir, "rollback", "word-count", "1");
 		expect(rolled.out).toContain("Rolled 'word-count' back to v1: it is now v3.");
 		expect(await readFile(path, "utf8")).toContain("characters: text.length");

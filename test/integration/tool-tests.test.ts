@@ -103,3 +103,20 @@ describe("where a wrong value came from", () => {
 		expect(!result.ok && result.error.details.location?.line).toBe(source.split("\n").findIndex((l) => l.startsWith("return params.text")) + 1);
 	});
 });
+
+describe("verification after a hand edit", () => {
+	it("a hand-edited tool keeps its tests but is unverified until they pass again", async () => {
+		const { readFile: read, writeFile, utimes } = await import("node:fs/promises");
+		const box = await tempToolbox();
+		await box.toolbox.forge(counter(good, TESTS), new Map());
+		const path = join(box.dir, "forge-count-words.ts");
+		await writeFile(path, (await read(path, "utf8")).replace(good, `// counted by hand\n${good}`));
+		const later = new Date(Date.now() + 5000);
+		await utimes(path, later, later);
+		const reopened = await box.reopen();
+		expect(reopened.get("count-words")).toMatchObject({ tests: 3, verified: false });
+		const run = await reopened.runTests("count-words");
+		expect(run.ok && run.value.every((v) => v.pass)).toBe(true);
+		expect(reopened.get("count-words")?.verified).toBe(true);
+	});
+});
