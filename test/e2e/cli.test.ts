@@ -61,3 +61,13 @@ describe("pi command line", () => {
 		expect(toolEnds(second.events)).toEqual([{ tool: "reverse", isError: false, text: "egrof" }]);
 	});
 });
+
+describe("pi exits promptly", () => {
+	it("a run that never calls a forged tool still exits (the runner host started in the background is shut down)", async () => {
+		const cwd = await makeTempDir("forge-exit");
+		const started = Date.now();
+		const { code, stderr } = await runPi(cwd, [{ text: "hi" }], ["hello"]);
+		expect(code, stderr).toBe(0);
+		expect(Date.now() - started).toBeLessThan(20_000);
+	});
+});

@@ -315,7 +315,11 @@ export class IsolatedRunner implements Runner {
 
 	async dispose(): Promise<void> {
 		for (const entry of [...this.pending.values()]) entry.finish(fail(new ForgeError("aborted", `'${entry.tool}' was stopped: pi is shutting down.`)));
+		// A host still starting (warm() at session start) would outlive pi and keep it from exiting: wait for it, then kill it.
+		const starting = this.starting?.catch(() => undefined);
 		this.host?.kill();
+		this.host = undefined;
+		(await starting)?.kill();
 		this.host = undefined;
 		await this.options.audit.flush();
 		await this.inline.dispose();
