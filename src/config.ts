@@ -22,6 +22,8 @@ export interface ForgeConfig {
 	lockStaleMs: number;
 	/** Most forged tools offered to the model as tools of their own at once (`PI_FORGE_ACTIVE_LIMIT`, default 12). */
 	activeLimit: number;
+	/** Characters the active set's schemas may add to every turn (`PI_FORGE_ACTIVE_CHARS`, default 1600). */
+	activeChars: number;
 	/** Tools always in the active set (`PI_FORGE_PINNED`, comma-separated, or `pinned` in a config file). */
 	pinned: string[];
 	/** The project directory: pi's cwd. */
@@ -40,6 +42,7 @@ export const DEFAULT_HISTORY_LIMIT = 50;
 export const DEFAULT_QUARANTINE_AFTER = 5;
 export const DEFAULT_LOCK_STALE_MS = 5_000;
 export const DEFAULT_ACTIVE_LIMIT = 12;
+export const DEFAULT_ACTIVE_CHARS = 1_600;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
@@ -63,10 +66,11 @@ interface FileSettings {
 	historyLimit?: unknown;
 	quarantineAfter?: unknown;
 	activeLimit?: unknown;
+	activeChars?: unknown;
 	pinned?: unknown;
 }
 
-const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "pinned"];
+const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "activeChars", "pinned"];
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
@@ -112,6 +116,7 @@ export function readConfig(
 			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", settings.quarantineAfter, DEFAULT_QUARANTINE_AFTER),
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
 			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", settings.activeLimit, DEFAULT_ACTIVE_LIMIT),
+			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", settings.activeChars, DEFAULT_ACTIVE_CHARS),
 			pinned: (env.PI_FORGE_PINNED?.split(",") ?? (Array.isArray(settings.pinned) ? settings.pinned.map(String) : [])).map((name) => name.trim()).filter(Boolean),
 			cwd,
 			agentDir,

@@ -83,9 +83,9 @@ export class ForgeSession {
 	 * with pi and offered to the model; the rest stay one list_forge + use_forge_tool away. Takes effect from the next run.
 	 */
 	private refreshActive(box: Toolbox): void {
-		const { pinned, activeLimit } = box.config;
+		const { pinned, activeLimit, activeChars } = box.config;
 		const candidates = box.entries().map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
-		const active = selectActive(candidates, pinned, activeLimit, new Date());
+		const active = selectActive(candidates, pinned, activeLimit, new Date(), activeChars);
 		for (const name of active) this.registerDirect(box.get(name));
 		this.syncActiveTools(new Set(active.filter((name) => this.direct.has(name))));
 	}

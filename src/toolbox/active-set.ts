@@ -17,13 +17,29 @@ export function activityScore(candidate: ActiveCandidate, now: Date): number {
 	return 1 / (1 + ageDays) + Math.log10(1 + (candidate.health?.calls ?? 0)) / 10;
 }
 
-export function selectActive(candidates: ActiveCandidate[], pinned: readonly string[], limit: number, now: Date): string[] {
+/** What a tool costs the model per turn: its name, description and parameters as sent (roughly). */
+export function promptCost(entry: RegistryEntry): number {
+	return entry.name.length + entry.description.length + JSON.stringify(entry.parameters).length + 30;
+}
+
+/**
+ * Pinned tools, then the busiest, while both the count (`limit`) and the characters they add to every turn
+ * (`budget`) allow; a tool too big for what is left is skipped for smaller ones. Pinned tools always go in.
+ */
+export function selectActive(candidates: ActiveCandidate[], pinned: readonly string[], limit: number, now: Date, budget = Number.POSITIVE_INFINITY): string[] {
 	const healthy = candidates.filter((c) => c.healthy);
-	const pinnedNames = healthy.filter((c) => pinned.includes(c.entry.name)).map((c) => c.entry.name);
-	const rest = healthy
+	const chosen = healthy.filter((c) => pinned.includes(c.entry.name));
+	let spent = chosen.reduce((sum, c) => sum + promptCost(c.entry), 0);
+	const ranked = healthy
 		.filter((c) => !pinned.includes(c.entry.name))
-		.map((c) => ({ name: c.entry.name, score: activityScore(c, now) }))
-		.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
-		.map((c) => c.name);
-	return [...pinnedNames, ...rest].slice(0, Math.max(limit, pinnedNames.length));
+		.map((c) => ({ candidate: c, score: activityScore(c, now) }))
+		.sort((a, b) => b.score - a.score || a.candidate.entry.name.localeCompare(b.candidate.entry.name));
+	for (const { candidate } of ranked) {
+		if (chosen.length >= limit) break;
+		const cost = promptCost(candidate.entry);
+		if (spent + cost > budget) continue;
+		chosen.push(candidate);
+		spent += cost;
+	}
+	return chosen.map((c) => c.entry.name);
 }

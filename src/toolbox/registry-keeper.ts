@@ -9,6 +9,8 @@ const MAX_DELAY_MS = 1_000;
 
 export class RegistryKeeper {
 	private registry: Registry = emptyRegistry();
+	/** Entries sorted by name, kept until the next change (listing must not sort 10,000 entries per query). */
+	private sorted: RegistryEntry[] | undefined;
 	/** Names this process changed (set or deleted) since its last save. */
 	private readonly dirty = new Set<string>();
 	private saving: Promise<void> | undefined;
@@ -20,27 +22,31 @@ export class RegistryKeeper {
 
 	replaceAll(registry: Registry): void {
 		this.registry = registry;
+		this.sorted = undefined;
 	}
 
 	get(name: string): RegistryEntry | undefined {
 		return Object.hasOwn(this.registry.tools, name) ? this.registry.tools[name] : undefined;
 	}
 
-	entries(): RegistryEntry[] {
-		return Object.values(this.registry.tools).sort((a, b) => a.name.localeCompare(b.name));
+	entries(): readonly RegistryEntry[] {
+		this.sorted ??= Object.values(this.registry.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+		return this.sorted;
 	}
 
 	get size(): number {
-		return Object.keys(this.registry.tools).length;
+		return this.entries().length;
 	}
 
 	set(entry: RegistryEntry): void {
+		this.sorted = undefined;
 		this.registry.tools[entry.name] = entry;
 		this.dirty.add(entry.name);
 		this.scheduleSave();
 	}
 
 	delete(name: string): void {
+		this.sorted = undefined;
 		delete this.registry.tools[name];
 		this.dirty.add(name);
 		this.scheduleSave();

@@ -29,7 +29,7 @@ export const SIMILAR_THRESHOLD = 0.6;
 export function mostSimilar(
 	name: string,
 	description: string,
-	existing: Array<{ name: string; description: string }>,
+	existing: ReadonlyArray<{ name: string; description: string }>,
 ): { name: string; description: string; score: number } | undefined {
 	const wanted = words(`${name} ${description}`);
 	let best: { name: string; description: string; score: number } | undefined;

@@ -163,7 +163,7 @@ export class Toolbox {
 		await this.history.record(name, event, meta.value.version, source, metaText, this.now()).catch(() => undefined);
 	}
 
-	entries(): RegistryEntry[] {
+	entries(): readonly RegistryEntry[] {
 		return this.registry.entries();
 	}
 
@@ -190,7 +190,7 @@ export class Toolbox {
 			return { total: all.length, matched: all.length, tools: all.slice(0, limit).map((e) => this.view(e.name)!) };
 		}
 		const { hits, matched } = this.search.search(query, limit);
-		return { total: all.length, matched, tools: hits.flatMap((hit) => this.view(hit.name) ?? []) };
+		return { total: this.registry.size, matched, tools: hits.flatMap((hit) => this.view(hit.name) ?? []) };
 	}
 
 	/** One change at a time in this process; across processes, the toolbox lock. */

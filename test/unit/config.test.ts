@@ -17,6 +17,7 @@ describe("readConfig", () => {
 				quarantineAfter: 5,
 				lockStaleMs: 5000,
 				activeLimit: 12,
+				activeChars: 1600,
 				pinned: [],
 				cwd,
 				agentDir: "/agent",
@@ -104,7 +105,7 @@ describe("config files", () => {
 		expect(config.maxMemoryMb).toBe(128);
 		expect(problems.map((p) => p.message)).toEqual([
 			expect.stringContaining("/agent/forge/config.json is not valid JSON"),
-			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, pinned)",
+			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, activeChars, pinned)",
 		]);
 	});
 });
