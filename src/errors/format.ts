@@ -81,12 +81,28 @@ export function formatForPerson(error: ForgeError): string {
 	return `${tool ? `${tool}: ` : ""}${PHASE_TITLES[error.phase]}${where}: ${firstLine}`;
 }
 
-/** Line within the logic (the body of `execute`) for a line of the rendered file, if it falls inside it. */
+/** `// ↑ import moved to the top of the file` (src/forge/render.ts): where a hoisted import stood in the logic. */
+const HOISTED = "// ↑ import moved to the top of the file";
+
+/**
+ * Line within the logic (the body of `execute`) for a line of the rendered file, if it falls inside it — or, for an
+ * import the forge moved to the top, the logic line it came from.
+ */
 export function logicLineOf(source: string, fileLine: number): number | undefined {
 	const lines = source.split("\n");
 	const executeLine = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(/.test(line)) + 1;
 	const closingLine = lines.findLastIndex((line) => /^\}\s*$/.test(line)) + 1;
-	if (executeLine <= 0 || fileLine <= executeLine || (closingLine > executeLine && fileLine >= closingLine)) return undefined;
+	if (executeLine <= 0) return undefined;
+	if (fileLine < executeLine) {
+		// The k-th hoisted import of the header stood where the k-th marker stands in the body.
+		const markers = lines.flatMap((line, i) => (i >= executeLine && line.trim() === HOISTED ? [i + 1 - executeLine] : []));
+		const metadataLine = lines.findIndex((line) => line.startsWith("export const metadata")) + 1;
+		// The template's own two imports come first; the hoisted ones follow them.
+		const hoisted = lines.flatMap((line, i) => (i + 1 < metadataLine && /^import\s/.test(line) ? [i + 1] : [])).slice(2);
+		const index = hoisted.indexOf(fileLine);
+		return index >= 0 && hoisted.length === markers.length ? markers[index] : undefined;
+	}
+	if (fileLine === executeLine || (closingLine > executeLine && fileLine >= closingLine)) return undefined;
 	return fileLine - executeLine;
 }
 

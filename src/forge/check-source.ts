@@ -18,7 +18,7 @@ export async function verifyToolFile(name: string, path: string, source: string,
 	const file = tsFileOf(name);
 	const checked = await checkSource(source, file);
 	if (!checked.ok) return fail(checked.error.with({ tool: name }));
-	const shape = await preflight(path, checked.value.cjs.code, name, file);
+	const shape = await preflight(path, checked.value.cjs.code, name, file, checked.value.cjs.map);
 	if (!shape.ok) return fail(shape.error.with({ tool: name, source }));
 	return ok({ transpiled: checked.value, shape: shape.value });
 }

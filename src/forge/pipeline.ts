@@ -7,7 +7,7 @@ import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/too
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
 import { checkParams } from "./params-check.ts";
-import { type ToolTest, parseTests, returnLocation } from "./tool-tests.ts";
+import { type TestVerdict, type ToolTest, parseTests, testFailure } from "./tool-tests.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
@@ -23,7 +23,7 @@ export interface ForgeRequest {
 }
 
 /** Runs a candidate's tests against its compiled code, where real calls run. */
-export type TestRunner = (code: CompiledCode, meta: ToolMeta) => Promise<Result<void>>;
+export type TestRunner = (code: CompiledCode, meta: ToolMeta) => Promise<TestVerdict[]>;
 
 export interface PipelineDeps {
 	store: ToolboxStore;
@@ -114,11 +114,11 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 		if (!checked.ok) return withTool(checked.error);
 		const params = checkParams(checked.value.esm, meta.parameters, file, source);
 		if (!params.ok) return withTool(params.error);
-		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file);
+		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file, checked.value.cjs.map);
 		if (!shape.ok) return withTool(shape.error.with({ source }));
 		if (meta.tests?.length && deps.runTests) {
-			const tested = await deps.runTests(checked.value.cjs, meta);
-			if (!tested.ok) return withTool(tested.error.with({ source, location: tested.error.details.location ?? returnLocation(source, file) }));
+			const failure = testFailure(await deps.runTests(checked.value.cjs, meta), tool, source, file);
+			if (failure) return withTool(failure.with({ source }));
 		}
 		const promoted = await deps.store.promote(staged);
 		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });

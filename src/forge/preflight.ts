@@ -5,6 +5,8 @@
 import { createRequire } from "node:module";
 import { createJiti, type Jiti } from "jiti";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { createPositionMapper } from "../runtime/source-map.ts";
+import { mapStack } from "../runtime/stack.ts";
 
 export interface ModuleShape {
 	name: string;
@@ -12,7 +14,8 @@ export interface ModuleShape {
 	parameters: Record<string, unknown>;
 }
 
-export type PreflightLoader = (stagedPath: string, cjs: string, expectedName: string, file: string) => Promise<Result<ModuleShape>>;
+/** `map` (the esbuild source map of `cjs`) lets a throw from top-level code be located in `forge-<name>.ts`. */
+export type PreflightLoader = (stagedPath: string, cjs: string, expectedName: string, file: string, map?: string) => Promise<Result<ModuleShape>>;
 
 /** A loader with its own jiti: no module cache (every load is fresh), typebox aliased to `typeboxPath` as pi aliases it to its own. */
 export function createPreflightLoader(typeboxPath: string): PreflightLoader {
@@ -28,15 +31,18 @@ export function createPreflightLoader(typeboxPath: string): PreflightLoader {
 			return { code };
 		},
 	});
-	return async (stagedPath, cjs, expectedName, file) => {
+	return async (stagedPath, cjs, expectedName, file, map) => {
 		let loaded: Record<string, unknown>;
 		transpiled.set(stagedPath, cjs);
 		try {
 			loaded = (await jiti.import(stagedPath)) as Record<string, unknown>;
 		} catch (error) {
 			const message = error instanceof Error ? error.message : String(error);
+			const mapped = map && error instanceof Error ? mapStack(error.stack, stagedPath, createPositionMapper(map), file) : undefined;
 			return fail(
 				new ForgeError("load", `Loading ${file} failed: ${message.split(stagedPath).join(file)}`, {
+					location: mapped?.location,
+					stack: mapped?.frames,
 					hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
 				}, { cause: error }),
 			);

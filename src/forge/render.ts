@@ -18,21 +18,21 @@ export interface RenderedTool {
 const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']\s*;?\s*$/;
 const SKIPPABLE = /^\s*(?:\/\/.*)?$/;
 
-/** Splits leading import lines off the logic; comments and blank lines among them stay at the top of the body. */
+/** Where a hoisted import stood in the logic: keeps every later line on its own number (and maps errors back). */
+export const HOISTED_MARKER = "// ↑ import moved to the top of the file";
+
+/** Moves leading import lines to the module header; each leaves HOISTED_MARKER in its place, comments stay. */
 export function hoistImports(logic: string): { imports: string[]; body: string } {
 	const lines = logic.replace(/\r\n/g, "\n").split("\n");
 	const imports: string[] = [];
-	const kept: string[] = [];
 	let index = 0;
 	for (; index < lines.length; index++) {
-		const line = lines[index];
-		if (IMPORT_LINE.test(line)) imports.push(line.trim());
-		else if (SKIPPABLE.test(line)) kept.push(line);
-		else break;
+		if (IMPORT_LINE.test(lines[index])) imports.push(lines[index].trim());
+		else if (!SKIPPABLE.test(lines[index])) break;
 	}
 	if (imports.length === 0) return { imports, body: lines.join("\n") };
-	const comments = kept.filter((line) => line.trim() !== "");
-	return { imports, body: [...comments, ...lines.slice(index)].join("\n") };
+	const head = lines.slice(0, index).map((line) => (IMPORT_LINE.test(line) ? HOISTED_MARKER : line));
+	return { imports, body: [...head, ...lines.slice(index)].join("\n") };
 }
 
 export function renderTool(template: string, input: RenderInput): RenderedTool {

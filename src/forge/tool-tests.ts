@@ -121,29 +121,38 @@ function preview(text: string, max = 300): string {
 }
 
 /**
- * Where a wrong value came from when nothing threw: the logic's `return`, if it has exactly one (a line-level guess,
- * good for the small tools models forge; with several returns no location is claimed).
+ * Where a wrong value came from when nothing threw: the logic's `return`, if it has exactly one at its own level (a
+ * line-level guess, good for the small tools models forge; with several no location is claimed), or the logic's last
+ * line when it has no return at all.
  */
 export function returnLocation(source: string, file: string): SourceLocation | undefined {
 	const lines = source.split("\n");
 	const start = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(/.test(line));
-	if (start < 0) return undefined;
-	const returns = lines.flatMap((line, i) => (i > start && /^\s*return\b/.test(line) ? [i] : []));
-	if (returns.length !== 1) return undefined;
-	const index = returns[0];
-	return { file, line: index + 1, column: lines[index].search(/\S/) + 1 };
+	const end = lines.findLastIndex((line) => /^\}\s*$/.test(line));
+	if (start < 0 || end <= start) return undefined;
+	const body = lines.slice(start + 1, end);
+	const returns = body.flatMap((line, i) => (/^return\b/.test(line) ? [i] : []));
+	const anyReturn = body.some((line) => /^\s*return\b/.test(line));
+	const index = returns.length === 1 ? returns[0] : !anyReturn ? body.findLastIndex((line) => line.trim() !== "") : -1;
+	if (index < 0) return undefined;
+	return { file, line: start + 2 + index, column: body[index].search(/\S/) + 1 };
 }
 
-/** "2 of 5 tests failed", with every failing case, expected vs actual. */
-export function testFailure(verdicts: TestVerdict[], tool: string): ForgeError | undefined {
+/**
+ * "2 of 5 tests failed", with every failing case, expected vs actual, located where a throw happened — or, when every
+ * failure is a wrong value, at the logic's return (`source` given). A timeout claims no location: it could be anywhere.
+ */
+export function testFailure(verdicts: TestVerdict[], tool: string, source?: string, file = `forge-${tool}.ts`): ForgeError | undefined {
 	const failed = verdicts.filter((v) => !v.pass);
 	if (failed.length === 0) return undefined;
 	const notes = failed.map((v) => `${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}: expected ${v.expected}, got ${v.actual}`);
 	const located = failed.find((v) => v.error?.details.location)?.error;
+	const wrongValuesOnly = failed.every((v) => !v.error);
+	const location = located?.details.location ?? (wrongValuesOnly && source ? returnLocation(source, file) : undefined);
 	return new ForgeError("tests", `${failed.length} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed; nothing was changed.`, {
 		tool,
 		notes,
-		location: located?.details.location,
+		location,
 		stack: located?.details.stack,
 		hint: "Fix the logic so every case passes (or fix a test that is wrong) and call forge_tool again with the same name.",
 	});

@@ -7,7 +7,7 @@ import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { checkSource } from "../forge/check-source.ts";
 import { type TakenNames, validateName } from "../forge/names.ts";
 import { type ForgeRequest, type Forged, type PreviousVersion, type TestRunner, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
-import { type TestVerdict, judge, testFailure } from "../forge/tool-tests.ts";
+import { type TestVerdict, judge } from "../forge/tool-tests.ts";
 import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { normaliseResult, outputText, type ToolOutput } from "../runtime/result.ts";
@@ -376,11 +376,8 @@ export class Toolbox {
 	}
 
 	/** A candidate's tests, each in the runner real calls use, against its own copy (the live tool keeps running). */
-	private readonly testRunner: TestRunner = async (code, meta) => {
-		const verdicts = await this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta);
-		const failure = testFailure(verdicts, meta.name);
-		return failure ? fail(failure) : ok(undefined);
-	};
+	private readonly testRunner: TestRunner = (code, meta) =>
+		this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta);
 
 	private async runTestCases(tool: RunnableTool, meta: ToolMeta): Promise<TestVerdict[]> {
 		const verdicts: TestVerdict[] = [];

@@ -126,3 +126,17 @@ describe("logicLineOf past the logic", () => {
 		expect(logicLineOf(source, 4)).toBeUndefined();
 	});
 });
+
+describe("logicLineOf for hoisted imports", async () => {
+	const { renderTool } = await import("../../src/forge/render.ts");
+	const { loadTemplate } = await import("../../src/forge/template.ts");
+	it("maps an import moved to the top back to its line in the logic, and keeps the body's numbering", () => {
+		const { source } = renderTool(loadTemplate(), { name: "t", description: "d", parameters: { type: "object", properties: {} }, logic: '// note\nimport os from "os";\nimport fs from "fs";\nreturn os;' });
+		const lines = source.split("\n");
+		const lineOf = (text: string) => lines.findIndex((l) => l === text) + 1;
+		expect(logicLineOf(source, lineOf('import os from "os";'))).toBe(2);
+		expect(logicLineOf(source, lineOf('import fs from "fs";'))).toBe(3);
+		expect(logicLineOf(source, lineOf("return os;"))).toBe(4);
+		expect(logicLineOf(source, lineOf('import { Type } from "@sinclair/typebox";'))).toBeUndefined();
+	});
+});

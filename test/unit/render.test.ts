@@ -1,6 +1,6 @@
 // Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
 import { describe, expect, it } from "vitest";
-import { hoistImports, renderTool } from "../../src/forge/render.ts";
+import { HOISTED_MARKER, hoistImports, renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
@@ -86,15 +86,17 @@ describe("renderTool with the shipped template", () => {
 		expect(hoistedImports).toEqual(['import { readFileSync } from "node:fs";', 'import * as path from "node:path";']);
 		const header = source.slice(0, source.indexOf("export const metadata"));
 		expect(header).toContain('import { readFileSync } from "node:fs";\nimport * as path from "node:path";\n');
-		expect(lineAt(source, logicStartLine)).toBe("return path.sep;");
+		// Each hoisted import leaves a marker where it stood, so the logic keeps its own line numbers.
+		expect(lineAt(source, logicStartLine)).toBe(HOISTED_MARKER);
+		expect(lineAt(source, logicStartLine + 2)).toBe("return path.sep;");
 		expect(source.match(/import \* as path/g)).toHaveLength(1);
 	});
 
-	it("moves logicStartLine down by the number of hoisted imports", () => {
+	it("moves logicStartLine down by the number of hoisted imports, and keeps the logic's line numbers", () => {
 		const plain = renderTool(template, { ...base, logic: "return 1;" });
 		const hoisted = renderTool(template, { ...base, logic: 'import fs from "fs";\nimport path from "path";\nreturn 1;' });
 		expect(hoisted.logicStartLine).toBe(plain.logicStartLine + 2);
-		expect(lineAt(hoisted.source, hoisted.logicStartLine)).toBe("return 1;");
+		expect(lineAt(hoisted.source, hoisted.logicStartLine + 2)).toBe("return 1;");
 	});
 });
 
@@ -110,12 +112,12 @@ describe("hoistImports", () => {
 		].join("\n");
 		const { imports, body } = hoistImports(logic);
 		expect(imports).toEqual(logic.split("\n").slice(0, 5));
-		expect(body).toBe("return 1;");
+		expect(body).toBe(`${Array(5).fill(HOISTED_MARKER).join("\n")}\nreturn 1;`);
 	});
 
 	it("hoists only leading imports: an import after the first statement stays in the body", () => {
 		const logic = 'import fs from "fs";\nconst x = 1;\nimport path from "path";\nreturn x;';
-		expect(hoistImports(logic)).toEqual({ imports: ['import fs from "fs";'], body: 'const x = 1;\nimport path from "path";\nreturn x;' });
+		expect(hoistImports(logic)).toEqual({ imports: ['import fs from "fs";'], body: `${HOISTED_MARKER}\nconst x = 1;\nimport path from "path";\nreturn x;` });
 	});
 
 	it("leaves a multi-line import in the body (it becomes a syntax error with a hint)", () => {
@@ -135,14 +137,14 @@ describe("hoistImports", () => {
 	});
 
 	it("normalises CRLF line endings", () => {
-		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({ imports: ['import fs from "fs";'], body: "return 1;\n" });
+		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({ imports: ['import fs from "fs";'], body: `${HOISTED_MARKER}\nreturn 1;\n` });
 	});
 });
 
 describe("hoisting keeps comments", () => {
-	it("comments among the leading imports stay at the top of the body", () => {
+	it("comments among the leading imports stay where they were", () => {
 		const { imports, body } = hoistImports("// c\nimport fs from 'node:fs';\n\n// another\nreturn 1;");
 		expect(imports).toEqual(["import fs from 'node:fs';"]);
-		expect(body).toBe("// c\n// another\nreturn 1;");
+		expect(body).toBe(`// c\n${HOISTED_MARKER}\n\n// another\nreturn 1;`);
 	});
 });

@@ -49,7 +49,7 @@ process.on("message", (message: ToHost) => {
 			break;
 		case "preflight":
 			preflightWorker(message.limits).jobs.add(message.callId);
-			preflight!.worker.postMessage({ callId: message.callId, stagedPath: message.stagedPath, code: message.code, expectedName: message.expectedName, file: message.file });
+			preflight!.worker.postMessage({ callId: message.callId, stagedPath: message.stagedPath, code: message.code, map: message.map, expectedName: message.expectedName, file: message.file });
 			break;
 		case "broker-reply": {
 			const target = relayed.get(message.requestId);

@@ -89,9 +89,9 @@ export class IsolatedRunner implements Runner {
 		return this.options.config.policy !== "strict" && this.options.grants.get(this.projectDir, tool).allow.includes("inline");
 	}
 
-	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file) => {
+	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file, map) => {
 		const outcome = await this.dispatch(PREFLIGHT, PREFLIGHT, "", undefined, this.options.config.timeoutMs, (callId, host) =>
-			host.send({ type: "preflight", callId, stagedPath, code: cjs, expectedName, file, limits: this.limits }),
+			host.send({ type: "preflight", callId, stagedPath, code: cjs, map, expectedName, file, limits: this.limits }),
 		);
 		if (!outcome.ok) {
 			const hint = "Keep top-level code to the template; the logic runs inside execute.";

@@ -9,6 +9,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ForgeError } from "../../errors/forge-error.ts";
 import { checkShape } from "../../forge/preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
+import { createPositionMapper } from "../source-map.ts";
+import { mapStack } from "../stack.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";
@@ -20,6 +22,7 @@ interface PreflightJob {
 	callId: number;
 	stagedPath: string;
 	code: string;
+	map?: string;
 	expectedName: string;
 	file: string;
 }
@@ -62,8 +65,11 @@ function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; er
 function loadError(error: unknown, job: PreflightJob): WireError {
 	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
 	const text = error instanceof Error ? (error.name && error.name !== "Error" && !(error instanceof BrokerError) ? `${error.name}: ${error.message}` : error.message) : String(error);
+	const mapped = job.map && error instanceof Error ? mapStack(error.stack, job.stagedPath, createPositionMapper(job.map), job.file) : undefined;
 	return {
 		phase: "load",
+		location: mapped?.location,
+		stack: mapped?.frames,
 		message: `Loading ${job.file} failed: ${text.split(job.stagedPath).join(job.file)}`,
 		hint: error instanceof BrokerError && error.wire.hint ? error.wire.hint : "The module throws while it loads: keep top-level code to the template and move work into the logic.",
 	};

@@ -96,7 +96,7 @@ export type ToHost =
 	| { type: "call"; callId: number; tool: HostTool; params: Record<string, unknown>; context: CallContext; limits: Limits }
 	| { type: "cancel"; callId: number }
 	| { type: "stop"; tool: string }
-	| { type: "preflight"; callId: number; stagedPath: string; code: string; expectedName: string; file: string; limits: Limits }
+	| { type: "preflight"; callId: number; stagedPath: string; code: string; map?: string; expectedName: string; file: string; limits: Limits }
 	| { type: "broker-reply"; requestId: number; reply: BrokerReply };
 
 // host → parent
