@@ -106,7 +106,7 @@ export function table(header: string[], rows: string[][]): string {
 export interface Metric {
 	metric: string;
 	value: number;
-	unit: "ms" | "×" | "/s" | "tools";
+	unit: "ms" | "×" | "/s" | "tools" | "chars" | "%";
 	goal?: string;
 	met?: boolean;
 }

@@ -3,18 +3,16 @@
 // parallel forges. The big toolbox is written directly in the on-disk format (tool pairs + a fresh registry), so
 // open() trusts it as it would a toolbox forged one tool at a time. Store and registry operations are timed by
 // wrapping the instance methods (bench only), to show where the time goes.
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { readConfig } from "../src/config.ts";
-import { isForgeableName } from "../src/forge/names.ts";
-import { renderTool } from "../src/forge/render.ts";
-import { loadTemplate } from "../src/forge/template.ts";
 import { InlineRunner } from "../src/runtime/inline-runner.ts";
-import { type RegistryEntry, entryFromMeta, parseRegistry, serializeRegistry } from "../src/store/registry.ts";
-import { REGISTRY_FILE, type ToolMeta, hashSource, jsonFileOf, serializeMeta, tsFileOf } from "../src/store/tool-files.ts";
+import { parseRegistry, serializeRegistry } from "../src/store/registry.ts";
+import { REGISTRY_FILE } from "../src/store/tool-files.ts";
 import { type OpenReport, Toolbox } from "../src/toolbox/toolbox.ts";
 import { type Metric, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
+import { generateToolbox } from "../test/helpers/big-toolbox.ts";
 import { type ToolSpec, toolSpec } from "./tools.ts";
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 10);
@@ -24,87 +22,14 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const BURST = Number(process.env.BENCH_BURST ?? 100);
 const GOAL_RATIO = 2;
 
-// ---- a realistic toolbox, written directly ---------------------------------------------------------------------
+// ---- a realistic toolbox, written directly (test/helpers/big-toolbox.ts) ---------------------------------------
 
-const VERBS = ["parse", "format", "count", "extract", "summarize", "validate", "convert", "find", "list", "check", "compute", "diff", "merge", "split", "filter", "sort", "group", "rename", "normalize", "fetch", "hash", "encode", "decode", "lint", "scan"];
-const OBJECTS: Array<[string, string, "text" | "path" | "url"]> = [
-	["csv", "CSV text", "text"], ["json", "a JSON document", "text"], ["yaml", "a YAML document", "text"], ["toml", "a TOML file", "path"],
-	["markdown", "Markdown text", "text"], ["html", "an HTML page", "url"], ["url", "URLs", "text"], ["email", "e-mail addresses", "text"],
-	["date", "dates and times", "text"], ["log", "a log file", "path"], ["git-log", "the git log", "path"], ["git-diff", "a git diff", "text"],
-	["package-json", "package.json", "path"], ["tsconfig", "tsconfig.json", "path"], ["env-file", "a .env file", "path"], ["dockerfile", "a Dockerfile", "path"],
-	["sql", "SQL statements", "text"], ["graphql", "a GraphQL schema", "text"], ["regex", "regular expressions", "text"], ["semver", "semver ranges", "text"],
-	["ip", "IP addresses", "text"], ["cidr", "CIDR blocks", "text"], ["uuid", "UUIDs", "text"], ["color", "CSS colors", "text"],
-	["image-meta", "image metadata", "path"], ["pdf-text", "text extracted from a PDF", "path"], ["xml", "an XML document", "text"], ["ini", "an INI file", "path"],
-	["changelog", "a CHANGELOG", "path"], ["readme", "a README", "path"], ["test-report", "a JUnit test report", "path"], ["coverage", "an lcov coverage report", "path"],
-	["stack-trace", "a stack trace", "text"], ["http-headers", "HTTP headers", "url"], ["cron", "cron expressions", "text"], ["jwt", "a JWT", "text"],
-	["base64", "base64 data", "text"], ["paths", "file paths", "text"], ["todo", "TODO comments", "path"], ["imports", "import statements", "path"],
-];
-const QUALIFIERS: Array<[string, string]> = [
-	["", ""], ["rows", ", row by row"], ["fields", " and lists its fields"], ["stats", " and reports statistics"], ["errors", " and reports errors with line numbers"],
-	["keys", " and returns the keys"], ["summary", " into a short summary"], ["lines", ", returning matching lines"], ["v2", " (faster variant)"], ["batch", " for many inputs at once"],
-];
-const VERB_TEXT: Record<string, string> = {
-	parse: "Parses", format: "Pretty-prints", count: "Counts items in", extract: "Extracts values from", summarize: "Summarizes", validate: "Validates",
-	convert: "Converts", find: "Finds entries in", list: "Lists entries of", check: "Checks", compute: "Computes figures over", diff: "Diffs two versions of",
-	merge: "Merges several", split: "Splits", filter: "Filters", sort: "Sorts", group: "Groups the entries of", rename: "Renames keys in",
-	normalize: "Normalizes", fetch: "Fetches", hash: "Hashes", encode: "Encodes", decode: "Decodes", lint: "Lints", scan: "Scans",
-};
-const INPUT_DESCRIPTION = { text: "The input text.", path: "Path of the file to read, relative to the project.", url: "The address to fetch (http or https)." };
-
-/** Tool `i` of a prebuilt toolbox: name from verb × object × qualifier (10,000 distinct), 1–4 described parameters. */
-export function prebuiltSpec(i: number): ToolSpec & { version: number; createdAt: string; updatedAt: string } {
-	const verb = VERBS[i % VERBS.length];
-	const [object, objectText, input] = OBJECTS[Math.floor(i / VERBS.length) % OBJECTS.length];
-	const [qualifier, qualifierText] = QUALIFIERS[Math.floor(i / (VERBS.length * OBJECTS.length)) % QUALIFIERS.length];
-	const round = Math.floor(i / (VERBS.length * OBJECTS.length * QUALIFIERS.length));
-	const name = [verb, object, qualifier, round ? String(round) : ""].filter(Boolean).join("-");
-	const properties: Record<string, unknown> = { [input]: { type: "string", description: INPUT_DESCRIPTION[input] } };
-	if (i % 2 === 0) properties.limit = { type: "integer", minimum: 1, default: 10 + (i % 90), description: "At most this many results." };
-	if (i % 3 === 0) properties.caseSensitive = { type: "boolean", default: false, description: "Match letter case exactly." };
-	if (i % 5 === 0) properties.fields = { type: "array", items: { type: "string" }, description: "Only these fields (all when omitted)." };
-	if (i % 7 === 0) properties.format = { type: "string", enum: ["json", "text", "table"], default: "json", description: "Shape of the output." };
-	const read = input === "path" ? `import { readFile } from "node:fs/promises";\nconst text = await readFile(params.path, "utf8");` : input === "url" ? `const text = await (await fetch(params.url)).text();` : "const text = String(params.text);";
-	const logic = [
-		read,
-		`const items = text.split(${JSON.stringify(["\n", ",", ";", " "][i % 4])}).map((s) => s.trim()).filter(Boolean);`,
-		`const picked = items.filter((s, j) => j % ${(i % 3) + 1} === 0)${i % 2 === 0 ? ".slice(0, params.limit)" : ""};`,
-		`return { ${verb.replace(/-/g, "_")}: picked, total: items.length, tool: ${i} };`,
-	].join("\n");
-	const created = new Date(Date.UTC(2025, 0, 1) + i * 3_600_000);
-	const version = (i % 4) + 1;
-	return {
-		name,
-		description: `${VERB_TEXT[verb]} ${objectText}${qualifierText}. Use it when you need this in a ${input === "path" ? "project file" : input === "url" ? "web page" : "string"}.`,
-		parametersSchema: { type: "object", properties, required: [input] },
-		logic,
-		version,
-		createdAt: created.toISOString(),
-		updatedAt: new Date(created.getTime() + version * 86_400_000).toISOString(),
-	};
-}
-
-/** Writes `count` tools and a fresh `forge-registry.json` into `dir`, exactly as the forge leaves them. */
+/** Writes `count` generated tools and a fresh `forge-registry.json` into `dir`, exactly as the forge leaves them. */
 async function buildToolbox(dir: string, count: number): Promise<{ ms: number; registryBytes: number }> {
 	const started = performance.now();
-	await mkdir(dir, { recursive: true });
-	const template = loadTemplate();
-	const tools: Record<string, RegistryEntry> = {};
-	const one = async (i: number) => {
-		const spec = prebuiltSpec(i);
-		if (!isForgeableName(spec.name) || tools[spec.name]) throw new Error(`prebuilt name ${spec.name} is not forgeable or not unique`);
-		const { source } = renderTool(template, { name: spec.name, description: spec.description, parameters: spec.parametersSchema, logic: spec.logic });
-		const meta: ToolMeta = { name: spec.name, description: spec.description, parameters: spec.parametersSchema, version: spec.version, hash: hashSource(source), createdAt: spec.createdAt, updatedAt: spec.updatedAt };
-		const tsPath = join(dir, tsFileOf(spec.name));
-		const jsonPath = join(dir, jsonFileOf(spec.name));
-		await Promise.all([writeFile(tsPath, source), writeFile(jsonPath, serializeMeta(meta))]);
-		const [ts, json] = await Promise.all([stat(tsPath), stat(jsonPath)]);
-		tools[spec.name] = entryFromMeta(meta, { ts: { size: ts.size, mtimeMs: ts.mtimeMs }, json: { size: json.size, mtimeMs: json.mtimeMs } });
-	};
-	for (let i = 0; i < count; i += 256) await Promise.all(Array.from({ length: Math.min(256, count - i) }, (_, j) => one(i + j)));
-	const sorted = Object.fromEntries(Object.keys(tools).sort().map((name) => [name, tools[name]]));
-	const text = serializeRegistry({ format: 1, tools: sorted });
-	await writeFile(join(dir, REGISTRY_FILE), text);
-	return { ms: performance.now() - started, registryBytes: Buffer.byteLength(text) };
+	await generateToolbox(dir, count);
+	const { size } = await stat(join(dir, REGISTRY_FILE));
+	return { ms: performance.now() - started, registryBytes: size };
 }
 
 // ---- probes: store and registry operations, timed by wrapping instance methods -----------------------------------

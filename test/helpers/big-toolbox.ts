@@ -14,6 +14,8 @@
  *   network, no capability needed). They are plausible distractors for search.
  * - Deterministic for a seed: the same (seed, count) writes the same files, and a smaller count with the same seed
  *   writes a prefix of a larger one's tools. Only the stamps (mtimes) differ from one run to the next.
+ * - Write into a new or empty directory: `forge-registry.json` is replaced and lists only the tools written here
+ *   (other tool files already there would be found stale and re-derived at open()).
  * - Planted tools are written as given (version 1, no tests), dated before every generated tool: in a big toolbox
  *   they are not in the active set (most recently used/updated first), so the model reaches them through list_forge.
  *   A generated name equal to a planted one is skipped.
