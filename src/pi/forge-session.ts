@@ -38,7 +38,8 @@ export class ForgeSession {
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolbox;
 			try {
-				const opened = await openToolbox(cwd);
+				// pi's start reads the registry only; the files are compared with it in the background.
+				const opened = await openToolbox(cwd, process.env, { verify: "background" });
 				this.configProblems = opened.problems;
 				opened.runner.warm();
 				box = opened.toolbox;

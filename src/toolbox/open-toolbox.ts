@@ -18,7 +18,8 @@ export interface OpenedToolbox {
 
 export const AUDIT_FILE = ".forge-audit.jsonl";
 
-export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env): Promise<OpenedToolbox> {
+/** `verify: "background"` (pi's start) trusts a sound registry at once and compares it with the files right after. */
+export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env, options: { verify?: "now" | "background" } = {}): Promise<OpenedToolbox> {
 	const { config, problems } = loadConfig(cwd, env);
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
@@ -32,6 +33,6 @@ export async function openToolbox(cwd: string, env: Record<string, string | unde
 		protectedDirs: [config.forgeHome, dirname(config.projectConfigFile)],
 	});
 	const toolbox = new Toolbox(config, runner);
-	const report = await toolbox.open();
+	const report = await toolbox.open(options);
 	return { toolbox, runner, config, grants, problems, report };
 }

@@ -15,7 +15,7 @@ import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
-import { type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
+import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
 import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
@@ -118,27 +118,61 @@ export class Toolbox {
 	}
 
 	/** Finishes interrupted changes, reads the registry and re-derives what is missing, corrupt or stale. Never throws for a broken tool. */
-	async open(): Promise<OpenReport> {
+	async open(options: { verify?: "now" | "background" } = {}): Promise<OpenReport> {
 		await this.store.ensure();
 		await this.health.load();
+		const background = options.verify === "background";
 		const report = await this.store.locked(async (): Promise<OpenReport> => {
 			const recovered = await this.store.recover();
-			const [text, onDisk] = await Promise.all([this.store.readRegistry(), this.store.listStamps()]);
+			const text = await this.store.readRegistry();
 			const parsed = parseRegistry(text);
 			const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
-			const registry = parsed ?? emptyRegistry();
-			const stale = parsed ? staleNames(parsed, onDisk) : [...onDisk.keys()].sort();
-			for (const name of stale) {
-				if (!onDisk.has(name)) delete registry.tools[name];
-				else registry.tools[name] = await this.derive(name);
+			// A sound registry is trusted at once when asked (pi's start); the files are compared with it right after.
+			if (parsed && background) {
+				this.registry.replaceAll(parsed);
+				return { tools: this.registry.size, broken: [], rederived: [], recovered };
 			}
+			const registry = parsed ?? emptyRegistry();
+			const stale = await this.rederiveStale(registry, !parsed);
 			this.registry.replaceAll(registry);
 			if (rebuilt || stale.length > 0) await this.registry.writeAll();
 			return { tools: this.registry.size, broken: [], rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined), rederived: stale, recovered };
 		});
 		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
+		if (background && report.rederived.length === 0 && !report.rebuilt) this.verification = this.change(() => this.verifyAgainstDisk());
 		return report;
+	}
+
+	/** Resolves when the comparison of the files with the registry that followed a quick open is done. */
+	verified(): Promise<unknown> {
+		return this.verification;
+	}
+	private verification: Promise<unknown> = Promise.resolve();
+
+	/** Re-derives, in `registry`, every tool whose files differ from it (all of them when `all`); returns their names. */
+	private async rederiveStale(registry: Registry, all: boolean): Promise<string[]> {
+		const onDisk = await this.store.listStamps();
+		const stale = all ? [...onDisk.keys()].sort() : staleNames(registry, onDisk);
+		for (const name of stale) {
+			if (!onDisk.has(name)) delete registry.tools[name];
+			else registry.tools[name] = await this.derive(name);
+		}
+		return stale;
+	}
+
+	/** After a quick open: what changed on disk while pi was closed (a hand edit, another process) is taken in now. */
+	private async verifyAgainstDisk(): Promise<void> {
+		const onDisk = await this.store.listStamps();
+		const current: Registry = { format: 1, tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])) };
+		for (const name of staleNames(current, onDisk)) {
+			const entry = onDisk.has(name) ? await this.derive(name) : undefined;
+			if (entry) this.registry.set(entry);
+			else this.registry.delete(name);
+			this.forgetCaches(name);
+			this.indexed(name, entry);
+			this.emit({ type: "reloaded", name, entry });
+		}
 	}
 
 	/**

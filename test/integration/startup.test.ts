@@ -14,6 +14,7 @@ async function forgedBox() {
 		const result = await box.toolbox.forge(toolRequest(name, logic), new Map());
 		if (!result.ok) throw result.error;
 	}
+	await box.toolbox.flush();
 	return box;
 }
 
@@ -120,5 +121,35 @@ describe("start-up", () => {
 		await rm(dir, { recursive: true, force: true });
 		const toolbox = await reopen();
 		expect(toolbox.entries()).toEqual([]);
+	});
+});
+
+describe("a quick start (pi's): the registry only, the files compared right after", () => {
+	it("trusts a sound registry at once, then takes in a hand edit made while pi was closed", async () => {
+		const { dir, cwd } = await forgedBox();
+		await edit(join(dir, "forge-upper.ts"), (s) => s.replace("toUpperCase()", "toUpperCase() + '?'"));
+		const { readConfig } = await import("../../src/config.ts");
+		const { InlineRunner } = await import("../../src/runtime/inline-runner.ts");
+		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
+		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+		const report = await toolbox.open({ verify: "background" });
+		expect(report.rederived).toEqual([]);
+		expect(toolbox.get("upper")?.version).toBe(1);
+		await toolbox.verified();
+		expect(toolbox.get("upper")?.version).toBe(2);
+		const used = await toolbox.use("upper", { text: "a" }, { host });
+		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "A?" });
+	});
+
+	it("still rebuilds a missing registry before it returns", async () => {
+		const { dir, cwd } = await forgedBox();
+		await unlink(join(dir, "forge-registry.json"));
+		const { readConfig } = await import("../../src/config.ts");
+		const { InlineRunner } = await import("../../src/runtime/inline-runner.ts");
+		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
+		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+		const report = await toolbox.open({ verify: "background" });
+		expect(report.rebuilt).toBe("missing");
+		expect(toolbox.entries().map((e) => e.name)).toEqual(["lower", "upper"]);
 	});
 });
