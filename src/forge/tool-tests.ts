@@ -82,14 +82,19 @@ export function judge(test: ToolTest, index: number, outcome: TestOutcome): Test
 	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({ test, index, pass, expected, actual, ...(outcome.ok ? {} : { error: outcome.error }) });
 	if (test.expectError !== undefined) {
 		if (outcome.ok) return verdict(false, `an error containing ${JSON.stringify(test.expectError)}`, `success: ${preview(outcome.text)}`);
-		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${JSON.stringify(test.expectError)}`, `${outcome.error.phase} error: ${preview(outcome.error.message)}`);
+		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${JSON.stringify(test.expectError)}`, `${outcome.error.phase} error: ${preview(errorText(outcome.error))}`);
 	}
-	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${preview(outcome.error.message)}`);
+	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${preview(errorText(outcome.error))}`);
 	const text = outcome.text;
 	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), preview(text));
 	if (test.matches !== undefined) return verdict(new RegExp(test.matches).test(text), describeExpectation(test), preview(text));
 	if (test.equals !== undefined) return verdict(sameValue(test.equals, text), describeExpectation(test), preview(text));
 	return verdict(true, "success", preview(text));
+}
+
+/** The message with its notes ("params.count: must have required property 'count'"). */
+function errorText(error: ForgeError): string {
+	return [error.message, ...(error.details.notes ?? [])].join(" ");
 }
 
 function describeExpectation(test: ToolTest): string {

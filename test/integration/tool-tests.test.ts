@@ -120,3 +120,11 @@ describe("verification after a hand edit", () => {
 		expect(reopened.get("count-words")?.verified).toBe(true);
 	});
 });
+
+describe("a test whose arguments do not fit the schema", () => {
+	it("names the field in the failure", async () => {
+		const { toolbox } = await tempToolbox();
+		const result = await toolbox.forge(counter(good, [{ args: { txt: "a b" }, expect: "2" }]), new Map());
+		expect(!result.ok && result.error.details.notes?.[0]).toContain("params.text: must have required property 'text'");
+	});
+});
