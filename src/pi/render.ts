@@ -51,16 +51,22 @@ export function renderForgeCall(args: { name?: string; description?: string; log
 	return text;
 }
 
-export function renderForgeResult(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean): Component {
+/** Shared by both result renderers: "working…" while partial, the shortened error on failure, else `success()`. */
+function renderSettled(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean, working: string, success: () => string[]): Component {
 	const text = reuse(last);
-	if (options.isPartial) return (text.setText(theme.fg("warning", "forging… (checks and preflight)")), text);
-	if (isError) return (text.setText(errorLines(textOf(result), options.expanded, theme).join("\n")), text);
-	const details = result.details as ForgeDetails | undefined;
-	if (!details) return (text.setText(textOf(result)), text);
-	const head = `${theme.fg("success", "✓")} ${theme.bold(details.name)} v${details.version}${details.previousVersion ? theme.fg("muted", ` (was v${details.previousVersion})`) : theme.fg("muted", " (new)")} ${theme.fg("dim", `· ${details.checks.join(" · ")} ✓`)}`;
-	const diff = details.diff ? clip(diffLines(details.diff, theme), options.expanded, theme) : [];
-	text.setText([head, ...diff].join("\n"));
+	if (options.isPartial) text.setText(theme.fg("warning", working));
+	else if (isError) text.setText(errorLines(textOf(result), options.expanded, theme).join("\n"));
+	else text.setText(success().join("\n"));
 	return text;
+}
+
+export function renderForgeResult(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean): Component {
+	return renderSettled(result, options, theme, last, isError, "forging… (checks and preflight)", () => {
+		const details = result.details as ForgeDetails | undefined;
+		if (!details) return [textOf(result)];
+		const head = `${theme.fg("success", "✓")} ${theme.bold(details.name)} v${details.version}${details.previousVersion ? theme.fg("muted", ` (was v${details.previousVersion})`) : theme.fg("muted", " (new)")} ${theme.fg("dim", `· ${details.checks.join(" · ")} ✓`)}`;
+		return [head, ...(details.diff ? clip(diffLines(details.diff, theme), options.expanded, theme) : [])];
+	});
 }
 
 function diffLines(diff: string, theme: Theme): string[] {
@@ -84,16 +90,13 @@ export function renderUseCall(args: { name?: string; args?: unknown }, theme: Th
 }
 
 export function renderUseResult(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean): Component {
-	const text = reuse(last);
-	if (options.isPartial) return (text.setText(theme.fg("warning", "running…")), text);
-	if (isError) return (text.setText(errorLines(textOf(result), options.expanded, theme).join("\n")), text);
-	const details = result.details as UseDetails | undefined;
-	const head = details
-		? `${theme.fg("success", "✓")} ${theme.bold(details.tool)} v${details.version} ${theme.fg("dim", `· ${Math.round(details.durationMs)} ms${details.truncated ? " · output truncated" : ""}`)}`
-		: theme.fg("success", "✓");
-	const output = clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line));
-	text.setText([head, ...output].join("\n"));
-	return text;
+	return renderSettled(result, options, theme, last, isError, "running…", () => {
+		const details = result.details as UseDetails | undefined;
+		const head = details
+			? `${theme.fg("success", "✓")} ${theme.bold(details.tool)} v${details.version} ${theme.fg("dim", `· ${Math.round(details.durationMs)} ms${details.truncated ? " · output truncated" : ""}`)}`
+			: theme.fg("success", "✓");
+		return [head, ...clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line))];
+	});
 }
 
 /** `/forge` output: monospace text on the custom-message background. */
