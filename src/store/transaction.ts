@@ -78,8 +78,7 @@ export async function recoverStaging(toolboxDir: string): Promise<{ rolledForwar
 	const discarded: string[] = [];
 	for (const entry of entries) {
 		const dir = join(root, entry);
-		const committed = await readFile(join(dir, COMMIT_FILE), "utf8").then(() => true, () => false);
-		if (committed) {
+		if (await readOperation(dir)) {
 			await applyCommit(toolboxDir, dir);
 			rolledForward.push(entry);
 		} else {
@@ -93,8 +92,7 @@ export async function recoverStaging(toolboxDir: string): Promise<{ rolledForwar
 
 /** Drops a candidate that was not committed. One that was committed is finished instead: a commit is never undone. */
 export async function discardStaged(toolboxDir: string, staged: StagedTool): Promise<void> {
-	const committed = await readFile(join(staged.dir, COMMIT_FILE), "utf8").then(() => true, () => false);
-	if (committed) return applyCommit(toolboxDir, staged.dir);
+	if (await readOperation(staged.dir)) return applyCommit(toolboxDir, staged.dir);
 	await rm(staged.dir, { recursive: true, force: true });
 	// Leave no empty staging folder among the user's files; another forge may still be using it.
 	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
@@ -102,7 +100,8 @@ export async function discardStaged(toolboxDir: string, staged: StagedTool): Pro
 
 /** Idempotent: renames what is still staged, removes what the operation removes, then the staging folder. */
 async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
-	const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
+	const operation = await readOperation(dir);
+	if (!operation) return;
 	const { name } = operation;
 	const files = [`${tsFileOf(name)}.bak`, `${jsonFileOf(name)}.bak`, tsFileOf(name), jsonFileOf(name)];
 	for (const [index, file] of (operation.op === "promote" ? files : [...files].reverse()).entries()) {
@@ -126,15 +125,31 @@ async function stagingRoot(toolboxDir: string): Promise<string> {
 	return root;
 }
 
+/**
+ * The marker is written whole or not at all: to a temporary name, fsynced, then renamed (atomic), then the folder
+ * fsynced. A process killed half-way leaves no marker, or only the temporary one, which means "not committed".
+ */
 async function writeCommit(dir: string, operation: Operation): Promise<void> {
-	const handle = await open(join(dir, COMMIT_FILE), "wx");
+	const temp = join(dir, `${COMMIT_FILE}.tmp`);
+	const handle = await open(temp, "wx");
 	try {
 		await handle.writeFile(JSON.stringify(operation));
 		await handle.sync();
 	} finally {
 		await handle.close();
 	}
+	await rename(temp, join(dir, COMMIT_FILE));
 	await fsyncFile(dir);
+}
+
+/** The committed operation of a staging folder, or undefined when there is none (or it cannot be read). */
+async function readOperation(dir: string): Promise<Operation | undefined> {
+	try {
+		const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
+		return (operation.op === "promote" || operation.op === "remove") && typeof operation.name === "string" ? operation : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Writes a new file and returns its open handle, for the caller to fsync and close. */

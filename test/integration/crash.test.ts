@@ -80,3 +80,26 @@ describe("crashes", () => {
 		expect(Date.now() - started).toBeLessThan(5000);
 	});
 });
+
+describe("an interrupted commit marker", () => {
+	it("a staging folder whose marker was never completed is discarded, and the toolbox opens", async () => {
+		const { writeFile: write, mkdir: makeDir, readdir: list } = await import("node:fs/promises");
+		const cwd = await makeTempDir("forge-half-commit");
+		const { config } = readConfig(cwd, {});
+		const toolbox = new Toolbox(config, new InlineRunner());
+		await toolbox.open();
+		await toolbox.forge(toolRequest("kept", "return 'v1';"), new Map());
+		await toolbox.close();
+		const staged = join(config.toolboxDir, ".staging", "kept-deadbeef");
+		await makeDir(staged, { recursive: true });
+		await write(join(staged, "forge-kept.ts"), "half");
+		await write(join(staged, "COMMIT"), "");
+		await write(join(staged, "COMMIT.tmp"), '{"op":"prom');
+		const reopened = new Toolbox(config, new InlineRunner());
+		const report = await reopened.open();
+		expect(report.recovered.discarded).toEqual(["kept-deadbeef"]);
+		expect(await list(config.toolboxDir)).not.toContain(".staging");
+		const used = await reopened.use("kept", { text: "" }, { host });
+		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "v1" });
+	});
+});
