@@ -85,12 +85,15 @@ export function serializeRegistry(registry: Registry): string {
 
 const sameStamp = (a?: FileStamp, b?: FileStamp) => a?.size === b?.size && a?.mtimeMs === b?.mtimeMs;
 
+/** The same files as recorded: neither changed size nor modification time. */
+export const sameStamps = (a: ToolStamps, b: ToolStamps) => sameStamp(a.ts, b.ts) && sameStamp(a.json, b.json);
+
 /** Names whose files on disk differ from what the registry recorded (added, removed or changed). */
 export function staleNames(registry: Registry, onDisk: ReadonlyMap<string, ToolStamps>): string[] {
 	const stale = new Set<string>();
 	for (const [name, stamps] of onDisk) {
 		const entry = registry.tools[name];
-		if (!entry || !sameStamp(entry.stamps.ts, stamps.ts) || !sameStamp(entry.stamps.json, stamps.json)) stale.add(name);
+		if (!entry || !sameStamps(entry.stamps, stamps)) stale.add(name);
 	}
 	for (const name of Object.keys(registry.tools)) if (!onDisk.has(name)) stale.add(name);
 	return [...stale].sort();

@@ -15,12 +15,13 @@ import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
-import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, staleNames } from "../store/registry.ts";
+import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
 import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { deriveEntry } from "./derive.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
+import { REPAIR_ATTEMPTS_BEFORE_ADVICE, backOffAdvice, brokenToolError, notFoundError } from "./messages.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
 import { ToolSearch } from "./search.ts";
 
@@ -362,23 +363,13 @@ export class Toolbox {
 		if (!result.ok) {
 			const failures = name ? (this.failedForges.get(name) ?? 0) + 1 : 0;
 			if (name) this.failedForges.set(name, failures);
-			if (failures >= REPAIR_ATTEMPTS_BEFORE_ADVICE) result = fail(result.error.with({ notes: [...(result.error.details.notes ?? []), await this.backOffAdvice(name!, failures)] }));
+			if (failures >= REPAIR_ATTEMPTS_BEFORE_ADVICE) {
+				const advice = backOffAdvice(name!, failures, this.get(name!), await this.history.entries(name!));
+				result = fail(result.error.with({ notes: [...(result.error.details.notes ?? []), advice] }));
+			}
 			this.emit({ type: "forge-failed", name, error: result.error });
 		}
 		return result;
-	}
-
-	/** Which version worked last: the live one if it is healthy, else the newest verified one in the history. */
-	private async backOffAdvice(name: string, failures: number): Promise<string> {
-		const live = this.get(name);
-		const start = `This is failed attempt ${failures} in a row at '${name}'.`;
-		if (live && live.status === "ok") {
-			return `${start} The live version v${live.version}${live.verified ? " (verified)" : ""} still works and is unchanged: consider a smaller change to it, or keep it as it is.`;
-		}
-		const last = (await this.history.entries(name)).filter((e) => e.event !== "removed").at(-1);
-		return last
-			? `${start} The last good version is v${last.version}: roll back to it (/forge rollback ${name} ${last.version}) and change one thing at a time.`
-			: `${start} Start from a smaller tool that does one thing, test it, then extend it.`;
 	}
 
 	/** After a successful promotion: history, registry, caches, health, search, listeners. */
@@ -457,7 +448,7 @@ export class Toolbox {
 	async use(name: unknown, args: unknown, options: UseOptions): Promise<Result<UseSuccess>> {
 		const entry = typeof name === "string" ? this.get(name) : undefined;
 		if (!entry) return fail(this.notFound(name));
-		if (entry.status === "broken") return fail(await this.brokenError(entry));
+		if (entry.status === "broken") return fail(brokenToolError(entry, await this.store.readSource(entry.name)));
 
 		const validated = validateArguments(entry.name, entry.hash, entry.parameters, args);
 		if (!validated.ok) return validated;
@@ -508,22 +499,8 @@ export class Toolbox {
 	}
 
 	private notFound(name: unknown): ForgeError {
-		const shown = typeof name === "string" ? name : JSON.stringify(name);
 		const similar = typeof name === "string" ? this.search.search(name, 3).hits.map((h) => h.name) : [];
-		return new ForgeError("not-found", `There is no forged tool named '${shown}'.`, {
-			notes: similar.length ? [`Similar tools: ${similar.join(", ")}`] : [],
-			hint: this.registry.size
-				? "Call list_forge (with a query) to find the right tool, or forge_tool to create it."
-				: "The toolbox is empty: create the tool with forge_tool first.",
-		});
-	}
-
-	private async brokenError(entry: RegistryEntry): Promise<ForgeError> {
-		const source = await this.store.readSource(entry.name);
-		const base = entry.error ?? { phase: "broken" as const, message: "This tool is marked broken." };
-		return ForgeError.fromData(base, { tool: entry.name, source }).with({
-			hint: `'${entry.name}' is broken and was not run. Repair it with forge_tool (same name), then call it again.`,
-		});
+		return notFoundError(name, similar, this.registry.size === 0);
 	}
 
 	/** Waits for pending changes and background writes (registry, health, audit). */
@@ -539,11 +516,5 @@ export class Toolbox {
 	}
 }
 
-export const REPAIR_ATTEMPTS_BEFORE_ADVICE = 3;
-
 /** Tests run with no one to ask: a capability that needs a grant is refused, as without a UI. */
 const TEST_HOST: RunHost = { pi: {}, hasUI: false, notify: () => undefined };
-
-function sameStamps(a: RegistryEntry["stamps"], b: RegistryEntry["stamps"]): boolean {
-	return a.ts?.size === b.ts?.size && a.ts?.mtimeMs === b.ts?.mtimeMs && a.json?.size === b.json?.size && a.json?.mtimeMs === b.json?.mtimeMs;
-}
