@@ -1,5 +1,5 @@
 // A forged tool as a first-class pi tool under its own name: same path as use_forge_tool, pi's schema as its parameters.
-import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { runHostFor } from "./host.ts";
@@ -12,13 +12,16 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 		label: `forged: ${name}`,
 		description: `${entry.description}\n(Forged tool '${name}', v${entry.version}.)`,
 		parameters: entry.parameters as unknown as ToolDefinition["parameters"],
-		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
-			session.ui.attach(ctx);
-			const toolbox = await session.toolboxFor(ctx);
-			const result = await toolbox.use(name, params, { signal, host: runHostFor(pi, ctx) });
-			if (!result.ok) throw toPiError(result.error, ctx.cwd);
-			const { content, details, truncated } = truncateOutput(result.value);
-			return { content, details: { tool: name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
-		},
+		execute: (_toolCallId, params, signal, _onUpdate, ctx) => runForgedTool(session, pi, name, params, signal, ctx),
 	};
+}
+
+/** One call of a forged tool from pi (by its own name or through use_forge_tool): run, truncate, or throw the repair signal. */
+export async function runForgedTool(session: ForgeSession, pi: ExtensionAPI, name: string, args: unknown, signal: AbortSignal | undefined, ctx: ExtensionContext) {
+	session.ui.attach(ctx);
+	const toolbox = await session.toolboxFor(ctx);
+	const result = await toolbox.use(name, args, { signal, host: runHostFor(pi, ctx) });
+	if (!result.ok) throw toPiError(result.error, ctx.cwd);
+	const { content, details, truncated } = truncateOutput(result.value);
+	return { content, details: { tool: name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
 }

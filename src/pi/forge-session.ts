@@ -114,10 +114,6 @@ export class ForgeSession {
 		if (next.length !== active.length || next.some((name, i) => name !== active[i])) this.pi.setActiveTools(next);
 	}
 
-	isDirect(name: string): boolean {
-		return this.direct.has(name);
-	}
-
 	async close(): Promise<void> {
 		this.ui.detach();
 		this.current = undefined;

@@ -3,8 +3,7 @@ import type { ExtensionAPI, ToolDefinition } from "@mariozechner/pi-coding-agent
 import { type Static, Type } from "@sinclair/typebox";
 import { parseJsonField } from "./forge-tool.ts";
 import type { ForgeSession } from "./forge-session.ts";
-import { runHostFor } from "./host.ts";
-import { toPiError, truncateOutput } from "./output.ts";
+import { runForgedTool } from "./direct-tool.ts";
 import { renderUseCall, renderUseResult } from "./render.ts";
 
 export const useForgeToolSchema = Type.Object({
@@ -24,14 +23,7 @@ export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI): Too
 		promptSnippet: "Run one of your forged tools by name",
 		parameters: useForgeToolSchema as unknown as ToolDefinition["parameters"],
 		prepareArguments: (args) => parseJsonField(args, "args"),
-		async execute(_toolCallId, params: UseForgeToolInput, signal, _onUpdate, ctx) {
-			session.ui.attach(ctx);
-			const toolbox = await session.toolboxFor(ctx);
-			const result = await toolbox.use(params.name, params.args ?? {}, { signal, host: runHostFor(pi, ctx) });
-			if (!result.ok) throw toPiError(result.error, ctx.cwd);
-			const { content, details, truncated } = truncateOutput(result.value);
-			return { content, details: { tool: params.name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
-		},
+		execute: (_toolCallId, params: UseForgeToolInput, signal, _onUpdate, ctx) => runForgedTool(session, pi, params.name, params.args ?? {}, signal, ctx),
 		renderCall: (args, theme, context) => renderUseCall(args as Partial<UseForgeToolInput>, theme, context.lastComponent),
 		renderResult: (result, options, theme, context) => renderUseResult(result, options, theme, context.lastComponent, context.isError),
 	};

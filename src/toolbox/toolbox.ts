@@ -306,6 +306,7 @@ export class Toolbox {
 				return fail(new ForgeError("store", `Removing '${name}' was interrupted: ${(error as Error).message}. It is completed at the next start.`, { tool: name }, { cause: error }));
 			}
 			this.registry.delete(name);
+			this.health.delete(name);
 			this.forgetCaches(name);
 			this.indexed(name);
 			this.emit({ type: "removed", name });

@@ -2,7 +2,7 @@
 // writes: none; no child processes). It runs each tool in a worker thread with a heap cap, relays what the tools
 // ask of pi's process, stops a worker on request (a synchronous loop included), and watches its own memory.
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import type { FromHost, FromWorker, HostTool, Limits, PortRequest, ToHost, WireError } from "./protocol.ts";
+import { type FromHost, type FromWorker, type HostTool, type Limits, PREFLIGHT_WORKER, type PortRequest, type ToHost, type WireError } from "./protocol.ts";
 
 interface HostOptions {
 	roots: string[];
@@ -31,7 +31,6 @@ interface Preflight {
 }
 let preflight: Preflight | undefined;
 
-export const PREFLIGHT_WORKER = "<preflight>";
 
 process.on("message", (message: ToHost) => {
 	switch (message.type) {

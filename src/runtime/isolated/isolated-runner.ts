@@ -17,7 +17,7 @@ import type { RunHost, RunRequest, Runner } from "../runner.ts";
 import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
-import type { FromHost, Limits, WireError } from "./protocol.ts";
+import { type FromHost, type Limits, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
 
 export interface IsolatedRunnerOptions {
 	config: ForgeConfig;
@@ -32,7 +32,7 @@ export interface IsolatedRunnerOptions {
 /** How long a stopped worker may take to go before the whole host is killed. */
 export const STOP_GRACE_MS = 250;
 export const OUTPUT_CAP_BYTES = 10 * 1024 * 1024;
-const PREFLIGHT = "<preflight>";
+
 
 interface Pending {
 	callId: number;
@@ -90,7 +90,7 @@ export class IsolatedRunner implements Runner {
 	}
 
 	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file, map) => {
-		const outcome = await this.dispatch(PREFLIGHT, PREFLIGHT, "", undefined, this.options.config.timeoutMs, (callId, host) =>
+		const outcome = await this.dispatch(PREFLIGHT_WORKER, PREFLIGHT_WORKER, "", undefined, this.options.config.timeoutMs, (callId, host) =>
 			host.send({ type: "preflight", callId, stagedPath, code: cjs, map, expectedName, file, limits: this.limits }),
 		);
 		if (!outcome.ok) {
@@ -346,5 +346,3 @@ function packageRoot(entry: string, name: string): string {
 	const index = entry.lastIndexOf(marker);
 	return index >= 0 ? entry.slice(0, index + marker.length - 1) : dirname(entry);
 }
-
-export const RUNTIME_DIR_NAME = join("forge", "runtime");

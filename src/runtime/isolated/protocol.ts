@@ -139,4 +139,9 @@ export interface ToolWorkerData {
 	limits: Limits;
 	roots: string[];
 	port: MessagePort;
+	safeEnv: Record<string, string>;
+	typeboxPath: string;
 }
+
+/** The worker key of preflight loads (tools are keyed by name, which never has angle brackets). */
+export const PREFLIGHT_WORKER = "<preflight>";

@@ -16,7 +16,7 @@ import { harden } from "./harden.ts";
 import type { FromWorker, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
 import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
 
-const data = workerData as ToolWorkerData & { safeEnv: Record<string, string>; typeboxPath: string };
+const data = workerData as ToolWorkerData;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
 const broker = new BrokerClient(data.port);
 const cwd = process.cwd();
