@@ -1,6 +1,6 @@
 // Agent Forge: a pi extension that lets the agent forge, use, list and repair its own tools.
 // This file only wires the pieces to pi; the pipeline lives in src/.
-import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { FORGE_MESSAGE, registerForgeCommand } from "./src/pi/forge-command.ts";
 import { ForgeSession } from "./src/pi/forge-session.ts";
 import { createForgeTool } from "./src/pi/forge-tool.ts";

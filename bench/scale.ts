@@ -30,9 +30,9 @@ import { ToolboxWatcher } from "../src/toolbox/watcher.ts";
 import { generateToolbox, generatedTools, type PlantedTool } from "../test/helpers/big-toolbox.ts";
 import { startPi } from "../test/helpers/pi-harness.ts";
 import { BENCH_DIR, benchEnv, type Metric, mark, stats, table, tempDir, time, writeResult } from "./lib.ts";
+import { PI_CLI } from "../test/helpers/pi-line.ts";
 
 const REPO = resolve(BENCH_DIR, "..");
-const PI = join(REPO, "node_modules", ".bin", "pi");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 const PROBE_FIRST = join(BENCH_DIR, "fixtures", "probe-first.ts");
 const PROBE_LAST = join(BENCH_DIR, "fixtures", "probe-last.ts");
@@ -134,7 +134,7 @@ async function runPiOnce(config: StartConfig, scriptPath: string, probePath: str
 	const env = cleanEnv({ ...benchEnv(), PI_CODING_AGENT_DIR: config.agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath, FORGE_BENCH_PROBE: probePath });
 	writeFileSync(probePath, "[]");
 	const started = performance.now();
-	const child = spawn(PI, args, { cwd: config.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+	const child = spawn(process.execPath, [PI_CLI, ...args], { cwd: config.cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
 	let agentEndMs = Number.NaN;
 	let stdout = "";
 	let stderr = "";

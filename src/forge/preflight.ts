@@ -2,11 +2,11 @@
 // jiti resolves, wraps and evaluates the module; its transform step is handed esbuild's output for that file, so the
 // code that is preflighted is exactly the code that will run (and babel's few milliseconds are saved).
 // Runners call this where they run code: the inline runner in pi's process, the isolated one in its host.
-import { createRequire } from "node:module";
 import { createJiti, type Jiti } from "jiti";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { createPositionMapper } from "../runtime/source-map.ts";
 import { mapStack } from "../runtime/stack.ts";
+import { locateTypebox } from "../runtime/typebox.ts";
 
 export interface ModuleShape {
 	name: string;
@@ -57,7 +57,7 @@ let inProcess: PreflightLoader | undefined;
 
 /** Preflight in this process (the inline runner). */
 export const preflightLoad: PreflightLoader = (...args) => {
-	inProcess ??= createPreflightLoader(createRequire(import.meta.url).resolve("@sinclair/typebox"));
+	inProcess ??= createPreflightLoader(locateTypebox().entry);
 	return inProcess(...args);
 };
 

@@ -1,19 +1,22 @@
 // A forged tool as a first-class pi tool under its own name: same path as use_forge_tool, pi's schema as its parameters.
-import type { ExtensionAPI, ExtensionContext, ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { runHostFor } from "./host.ts";
 import { toPiError, truncateOutput } from "./output.ts";
+import { defineTool } from "./pi-exports.ts";
 
-export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI): ToolDefinition {
+export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI) {
 	const { name } = entry;
-	return {
+	return defineTool({
 		name,
 		label: `forged: ${name}`,
 		description: `${entry.description}\n(Forged tool '${name}', v${entry.version}.)`,
-		parameters: entry.parameters as unknown as ToolDefinition["parameters"],
+		// The tool's own JSON Schema, as pi validates it: TypeBox's Unsafe wraps a schema it did not build.
+		parameters: Type.Unsafe<Record<string, unknown>>(entry.parameters),
 		execute: (_toolCallId, params, signal, _onUpdate, ctx) => runForgedTool(session, pi, name, params, signal, ctx),
-	};
+	});
 }
 
 /** One call of a forged tool from pi (by its own name or through use_forge_tool): run, truncate, or throw the repair signal. */

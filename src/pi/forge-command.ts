@@ -2,8 +2,8 @@
 // and grants — with tool names completed. Output is shown in the chat as an Agent Forge message that never reaches
 // the model (see `hideFromModel`).
 import { realpathSync } from "node:fs";
-import type { ExtensionAPI, ExtensionCommandContext } from "@mariozechner/pi-coding-agent";
-import type { AutocompleteItem } from "@mariozechner/pi-tui";
+import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../errors/format.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";

@@ -1,5 +1,5 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ConfigProblem } from "../config.ts";
 import { ForgeError } from "../errors/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";

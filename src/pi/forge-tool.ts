@@ -1,11 +1,11 @@
 // `forge_tool`: create or replace a forged tool, transactionally. Success says how to call it now and from the next prompt.
-import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, Type } from "typebox";
 import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
+import { defineTool } from "./pi-exports.ts";
 import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
 export const forgeToolSchema = Type.Object({
@@ -18,7 +18,7 @@ export const forgeToolSchema = Type.Object({
 	logic: Type.String({
 		description:
 			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
-			"ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and @sinclair/typebox, as single import lines at the top of logic or with await import(\"node:fs\").",
+			"ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import(\"node:fs\").",
 	}),
 	tests: Type.Optional(
 		Type.Array(Type.Object({}, { additionalProperties: true }), {
@@ -32,8 +32,8 @@ export const forgeToolSchema = Type.Object({
 
 export type ForgeToolInput = Static<typeof forgeToolSchema>;
 
-export function createForgeTool(session: ForgeSession): ToolDefinition {
-	return {
+export function createForgeTool(session: ForgeSession) {
+	return defineTool({
 		name: "forge_tool",
 		label: "Forge tool",
 		description:
@@ -46,9 +46,9 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 			"Right after forge_tool succeeds, call the new tool with use_forge_tool; from the next prompt on it is also available under its own name.",
 			"When forge_tool or a forged tool fails, read the phase, the forge-<name>.ts line and the source in the error, then call forge_tool again with the same name and the corrected logic.",
 		],
-		parameters: forgeToolSchema as unknown as ToolDefinition["parameters"],
+		parameters: forgeToolSchema,
 		prepareArguments: (args) => parseJsonField(parseJsonField(args, "parametersSchema"), "tests"),
-		async execute(_toolCallId, params: ForgeToolInput, _signal, _onUpdate, ctx) {
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			session.ui.attach(ctx);
 			const toolbox = await session.toolboxFor(ctx);
 			const result = await toolbox.forge(params, session.takenNames());
@@ -59,7 +59,7 @@ export function createForgeTool(session: ForgeSession): ToolDefinition {
 		},
 		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
 		renderResult: (result, options, theme, context) => renderForgeResult(result, options, theme, context.lastComponent, context.isError),
-	};
+	});
 }
 
 export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }): string {

@@ -1,5 +1,5 @@
 // What pi lends a forged tool at run time: the ExtensionAPI as `pi`, and notifications through the UI when there is one.
-import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { RunHost } from "../runtime/runner.ts";
 
 export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined): RunHost {

@@ -1,8 +1,8 @@
 // `list_forge`: the toolbox for the model — name, description, version, status, last use; with a query, best matches first.
-import type { ToolDefinition } from "@mariozechner/pi-coding-agent";
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, Type } from "typebox";
 import type { ToolView } from "../toolbox/toolbox.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import { defineTool } from "./pi-exports.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 
 export const listForgeSchema = Type.Object({
@@ -14,20 +14,20 @@ export type ListForgeInput = Static<typeof listForgeSchema>;
 export const LIST_LIMIT = 20;
 const MAX_DESCRIPTION = 240;
 
-export function createListForge(session: ForgeSession): ToolDefinition {
-	return {
+export function createListForge(session: ForgeSession) {
+	return defineTool({
 		name: "list_forge",
 		label: "List forged tools",
 		description: `List forged tools (name, description, version, status ok/broken, last use). With a query, the best matches first (at most ${LIST_LIMIT}).`,
 		promptSnippet: "List or search your forged tools",
-		parameters: listForgeSchema as unknown as ToolDefinition["parameters"],
-		async execute(_toolCallId, params: ListForgeInput, _signal, _onUpdate, ctx) {
+		parameters: listForgeSchema,
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
 			const listing = toolbox.list(params.query, LIST_LIMIT);
 			const text = formatListing(listing, params.query, new Date());
 			return { content: [{ type: "text", text }], details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) } };
 		},
-	};
+	});
 }
 
 export function formatListing(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date): string {

@@ -1,5 +1,5 @@
 // The pi boundary for results: truncate output as pi's own tools do, and turn ForgeErrors into the throw pi expects.
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "@mariozechner/pi-coding-agent";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "./pi-exports.ts";
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import type { ForgeError } from "../errors/forge-error.ts";

@@ -1,7 +1,8 @@
 // How the forge's tools look in pi's TUI, in pi's theme: what was forged (version, preflight verdict, the change
 // against the previous version as a diff), what was run (tool, arguments, outcome, time), and /forge's messages.
-import type { AgentToolResult, MessageRenderer, Theme, ToolRenderResultOptions } from "@mariozechner/pi-coding-agent";
-import { Box, type Component, Text } from "@mariozechner/pi-tui";
+import type { AgentToolResult, MessageRenderer, Theme, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
+import type { Component } from "@earendil-works/pi-tui";
+import { Box, Text } from "./pi-exports.ts";
 
 const COLLAPSED_LINES = 12;
 const EXPANDED_LINES = 200;

@@ -4,14 +4,15 @@ import { createRequire } from "node:module";
 import { compileFunction } from "node:vm";
 import { ForgeError } from "../errors/forge-error.ts";
 import { ALLOWED_MODULES_TEXT, isAllowedModule } from "./core-library.ts";
+import { locateTypebox } from "./typebox.ts";
 
 /** Gives the module for an allowed specifier (already checked); runners plug in their own (facades, for instance). */
 export type ModuleProvider = (specifier: string) => unknown;
 
 const hostRequire = createRequire(import.meta.url);
 
-/** The real modules of this process; typebox from Agent Forge's own dependency, whichever spelling the tool used. */
-export const hostModules: ModuleProvider = (specifier) => hostRequire(specifier === "typebox" ? "@sinclair/typebox" : specifier);
+/** The real modules of this process; TypeBox is pi's, whichever spelling the tool used. */
+export const hostModules: ModuleProvider = (specifier) => hostRequire(specifier === "typebox" || specifier === "@sinclair/typebox" ? locateTypebox().entry : specifier);
 
 export function coreLibraryRequire(tool: string, provide: ModuleProvider = hostModules): (specifier: string) => unknown {
 	return (specifier: string) => {

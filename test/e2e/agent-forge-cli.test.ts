@@ -5,10 +5,10 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/pi-harness.ts";
+import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const BIN = join(REPO, "bin", "agent-forge.mjs");
-const PI = join(REPO, "node_modules", ".bin", "pi");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 const SAMPLES = join(REPO, "extensions");
 
@@ -80,7 +80,7 @@ describe("agent-forge", () => {
 		expect(manifest.pi).toEqual({ extensions: ["./index.ts"] });
 
 		const freshAgent = await makeTempDir("forge-fresh-agent");
-		const install = spawnSync(PI, ["install", out], { env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1" }, encoding: "utf8" });
+		const install = spawnSync(process.execPath, [PI_CLI, "install", out], { env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1" }, encoding: "utf8" });
 		expect(install.status, install.stderr).toBe(0);
 
 		const elsewhere = await makeTempDir("forge-elsewhere");
@@ -90,7 +90,7 @@ describe("agent-forge", () => {
 			{ calls: [{ name: "word-count", args: { text: "one two three" } }, { name: "json-pick", args: { file: "data.json", path: "team.lead" } }] },
 			{ text: "done" },
 		]));
-		const child = spawn(PI, ["--provider", "scripted", "--model", "s", "-e", PROVIDER, "--no-session", "--mode", "json", "use the team's tools"], {
+		const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "--no-session", "--mode", "json", "use the team's tools"], {
 			cwd: elsewhere,
 			env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1", FORGE_SCRIPT: script },
 			stdio: ["ignore", "pipe", "pipe"],

@@ -5,9 +5,9 @@ import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/pi-harness.ts";
+import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
-const PI = join(REPO, "node_modules", ".bin", "pi");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 
 interface JsonEvent { type: string; toolName?: string; isError?: boolean; result?: { content?: Array<{ type: string; text?: string }> } }
@@ -16,7 +16,7 @@ async function runPi(cwd: string, script: unknown[], prompts: string[]): Promise
 	const agentDir = await makeTempDir("forge-cli-agent");
 	const scriptPath = join(agentDir, "script.json");
 	await writeFile(scriptPath, JSON.stringify(script));
-	const child = spawn(PI, ["--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...prompts], {
+	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...prompts], {
 		cwd,
 		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath },
 		stdio: ["ignore", "pipe", "pipe"],

@@ -6,10 +6,10 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRegistry } from "../../src/store/registry.ts";
 import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const INDEX = join(REPO, "index.ts");
-const PI = join(REPO, "node_modules", ".bin", "pi");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 
 const forgeArgs = (name: string, value: string) => ({
@@ -35,7 +35,7 @@ async function forgeInProcess(cwd: string, names: string[]): Promise<number | nu
 	const agentDir = await makeTempDir("forge-two-agent");
 	const script = join(agentDir, "script.json");
 	await writeFile(script, JSON.stringify(names.flatMap((name) => [{ calls: [{ name: "forge_tool", args: forgeArgs(name, name) }] }, { text: "ok" }])));
-	const child = spawn(PI, ["--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...names.map((n) => `forge ${n}`)], {
+	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...names.map((n) => `forge ${n}`)], {
 		cwd,
 		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
 		stdio: "ignore",

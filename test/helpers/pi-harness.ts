@@ -1,6 +1,6 @@
 /**
- * pi-harness: drive the REAL pi (@mariozechner/pi-coding-agent) in-process through its SDK, with a scripted
- * "faux" model (from @mariozechner/pi-ai) instead of a network LLM.
+ * pi-harness: drive the REAL pi in-process through its SDK, with a scripted "faux" model (from pi-ai) instead of a
+ * network LLM. The pi line is the one pi-line.ts chooses (FORGE_PI_LINE): current by default, legacy on request.
  *
  *   const pi = await startPi({ extensionPaths: [resolve("index.ts")] });
  *   const run = await pi.run("do it", [
@@ -23,25 +23,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-	type Context,
-	type FauxResponseFactory,
-	fauxAssistantMessage,
-	fauxToolCall,
-	type Message,
-	registerFauxProvider,
-	type ToolCall,
-	type ToolResultMessage,
-} from "@mariozechner/pi-ai";
-import {
-	type AgentSession,
-	AuthStorage,
-	createAgentSession,
-	DefaultResourceLoader,
-	ModelRegistry,
-	SessionManager,
-	SettingsManager,
-} from "@mariozechner/pi-coding-agent";
+import type { AgentSession } from "@earendil-works/pi-coding-agent";
+import type { Context, FauxResponseFactory, Message, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai/compat";
+import { codingAgent, PI_LINE, piAi } from "./pi-line.ts";
+import { systemPromptOf, toolsOf } from "./model-context.ts";
+
+const { DefaultResourceLoader, SessionManager, SettingsManager, createAgentSession } = codingAgent;
+const { fauxAssistantMessage, fauxToolCall, getApiProvider, registerFauxProvider } = piAi;
 
 export interface ToolEvent { toolName: string; args: unknown; text: string; isError: boolean; details?: unknown }
 export interface PiRun {
@@ -111,16 +99,16 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	const faux = registerFauxProvider({ provider: "faux" }); // unique api id per harness
 	const dispatcher: FauxResponseFactory = async (context: Context) => {
 		faux.appendResponses([dispatcher]);
-		const toolNames = (context.tools ?? []).map((t) => t.name);
+		const toolNames = toolsOf(context).map((t) => t.name);
 		current.toolNamesSeen.push(toolNames);
-		current.systemPrompts.push(context.systemPrompt ?? "");
+		current.systemPrompts.push(systemPromptOf(context));
 		try {
 			const next = steps.shift() ?? { text: SCRIPT_DONE_TEXT };
 			const step = typeof next === "function"
-				? await next({ lastToolResults: trailingToolResults(context.messages), toolNames, callIndex: current.toolNamesSeen.length - 1 })
+				? await next({ lastToolResults: trailingToolResults(context.messages.filter((m) => m.role !== "system")), toolNames, callIndex: current.toolNamesSeen.length - 1 })
 				: next;
 			if ("text" in step) return fauxAssistantMessage(step.text);
-			return fauxAssistantMessage(step.map((c) => fauxToolCall(c.name, c.args ?? {})), { stopReason: "toolUse" });
+			return fauxAssistantMessage(step.map((c) => fauxToolCall(c.name, (c.args ?? {}) as Parameters<typeof fauxToolCall>[1])), { stopReason: "toolUse" });
 		} catch (err) {
 			scriptError ??= err;
 			steps = [];
@@ -138,13 +126,7 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 		const ours = loadErrors.filter((e) => extensionPaths.some((p) => resolve(e.path).startsWith(p)));
 		if (ours.length) throw new Error(`pi failed to load extension(s):\n${ours.map((e) => `  ${e.path}: ${e.error}`).join("\n")}`);
 
-		const auth = AuthStorage.inMemory();
-		auth.setRuntimeApiKey("faux", "dummy");
-		const { session } = await createAgentSession({
-			cwd, agentDir, model: faux.getModel(), thinkingLevel: "off", authStorage: auth,
-			modelRegistry: ModelRegistry.inMemory(auth), sessionManager: SessionManager.inMemory(cwd),
-			settingsManager, resourceLoader: loader,
-		});
+		const { session } = await createSession(faux, { cwd, agentDir, settingsManager, resourceLoader: loader });
 
 		const extensionErrors: PiHarness["extensionErrors"] = [];
 		await session.bindExtensions({ onError: (e) => extensionErrors.push({ extensionPath: e.extensionPath, event: e.event, error: e.error }) });
@@ -206,4 +188,37 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 		if (!options.agentDir) await rm(agentDir, { recursive: true, force: true });
 		throw err;
 	}
+}
+
+type Faux = ReturnType<typeof registerFauxProvider>;
+interface SessionParts {
+	cwd: string;
+	agentDir: string;
+	settingsManager: ReturnType<typeof SettingsManager.inMemory>;
+	resourceLoader: InstanceType<typeof DefaultResourceLoader>;
+}
+
+/** A session on the faux model: the legacy line takes an in-memory AuthStorage and ModelRegistry, the current one a ModelRuntime. */
+async function createSession(faux: Faux, parts: SessionParts): Promise<{ session: AgentSession }> {
+	const model = faux.getModel();
+	const common = { ...parts, thinkingLevel: "off" as const, sessionManager: SessionManager.inMemory(parts.cwd) };
+	if (PI_LINE === "legacy") {
+		const legacy = codingAgent as unknown as {
+			AuthStorage: { inMemory(): { setRuntimeApiKey(provider: string, key: string): void } };
+			ModelRegistry: { inMemory(auth: unknown): unknown };
+		};
+		const authStorage = legacy.AuthStorage.inMemory();
+		authStorage.setRuntimeApiKey(model.provider, "dummy");
+		const options = { ...common, model, authStorage, modelRegistry: legacy.ModelRegistry.inMemory(authStorage) };
+		return createAgentSession(options as Parameters<typeof createAgentSession>[0]);
+	}
+	const modelRuntime = await codingAgent.ModelRuntime.create({ authPath: join(parts.agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+	modelRuntime.registerProvider(model.provider, {
+		baseUrl: "http://localhost:0",
+		apiKey: "dummy",
+		api: model.api,
+		streamSimple: getApiProvider(model.api)!.streamSimple,
+		models: [{ id: model.id, name: model.name, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
+	});
+	return createAgentSession({ ...common, model: modelRuntime.getModel(model.provider, model.id) ?? model, modelRuntime });
 }

@@ -4,9 +4,9 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { makeTempDir } from "./pi-harness.ts";
+import { PI_CLI } from "./pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
-const PI = join(REPO, "node_modules", ".bin", "pi");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 
 export interface Tui {
@@ -31,7 +31,7 @@ export async function startTui(script: unknown[], options: { cwd?: string; env?:
 	const session = `forge-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 	const env = { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath, ...options.env };
 	const exports = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
-	tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "50", `cd ${JSON.stringify(cwd)} && ${exports} ${PI} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session; sleep 30`);
+	tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "50", `cd ${JSON.stringify(cwd)} && ${exports} ${JSON.stringify(process.execPath)} ${JSON.stringify(PI_CLI)} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session; sleep 30`);
 	const tui: Tui = {
 		cwd,
 		agentDir,

@@ -362,7 +362,7 @@ describe("resource attacks", () => {
 
 	it.each([
 		["a synchronous infinite loop", "while (true) {}"],
-		["endless microtasks that never yield", "const spin = (): Promise<void> => Promise.resolve().then(spin);\nspin();\nawait new Promise(() => {});"],
+		["endless microtasks that never yield", "const spin = (): void => queueMicrotask(spin);\nspin();\nawait new Promise(() => {});"],
 		["a promise that never settles", "await new Promise(() => {});"],
 		["Atomics.wait forever", "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\nreturn 1;"],
 	])("%s is stopped at the deadline (phase timeout)", async (_label, logic) => {
@@ -389,6 +389,14 @@ describe("resource attacks", () => {
 		expect(error.phase).toBe("memory");
 		expect(error.message).toBe("'hoarder' used more than 64 MB of heap and was stopped.");
 		expect(error.details.hint).toContain("PI_FORGE_MAX_MEMORY_MB");
+	});
+
+	it("a promise chain that grows without end is stopped at the heap cap (phase memory), and the runner stays up for the next call", async () => {
+		// On Node 24 a host-wide --max-old-space-size overrode the workers' heap caps, and this chain aborted the whole host.
+		const error = failure(await forgeAndRun(box, "chain", "const spin = (): Promise<void> => Promise.resolve().then(spin);\nspin();\nawait new Promise(() => {});"));
+		expect(error.phase).toBe("memory");
+		expect(error.message).toBe("'chain' used more than 64 MB of heap and was stopped.");
+		expect(text(await forgeAndRun(box, "after-chain", 'return "still here";'))).toBe("still here");
 	});
 
 	it("gigabyte Buffers (outside the heap cap) are stopped by the runner's memory watch (phase memory)", async () => {

@@ -1,7 +1,7 @@
 // The run-time side of the import rule: a `require` that serves only the core library, and the module evaluator.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as typebox from "@sinclair/typebox";
+import * as typebox from "typebox";
 import { describe, expect, it } from "vitest";
 import { ForgeError } from "../../src/errors/forge-error.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
@@ -28,12 +28,13 @@ describe("coreLibraryRequire", () => {
 		expect(typeof (require("node:child_process") as { spawn: unknown }).spawn).toBe("function");
 	});
 
-	it("serves typebox under both names, from Agent Forge's own dependency", () => {
+	it("serves typebox under both names: pi's TypeBox 1.x", () => {
 		const sinclair = require("@sinclair/typebox") as typeof typebox;
 		const bare = require("typebox") as typeof typebox;
 		expect(bare).toBe(sinclair);
 		expect(typeof sinclair.Type.Object).toBe("function");
 		expect(sinclair.Type.String()).toMatchObject({ type: "string" });
+		expect(sinclair.Type.Object({ a: sinclair.Type.Integer({ minimum: 1 }) })).toEqual({ type: "object", required: ["a"], properties: { a: { type: "integer", minimum: 1 } } });
 	});
 
 	it("refuses everything else with phase import, naming the module and the tool", () => {
@@ -42,7 +43,7 @@ describe("coreLibraryRequire", () => {
 			expect(error.phase).toBe("import");
 			expect(error.details.tool).toBe("probe");
 			expect(error.message).toBe(
-				`require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only fs, fs/promises, path, child_process (bare or node:), @sinclair/typebox / typebox, and type-only imports of @mariozechner/pi-coding-agent.`,
+				`require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only fs, fs/promises, path, child_process (bare or node:), typebox (or @sinclair/typebox), and type-only imports of pi (@earendil-works/pi-coding-agent or @mariozechner/pi-coding-agent).`,
 			);
 		}
 	});

@@ -2,6 +2,7 @@
 // passes messages, and kills the whole group when it must.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { HostBundle } from "./bundle.ts";
+import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
 import type { FromHost, ToHost } from "./protocol.ts";
 
 export interface HostSpawnOptions {
@@ -9,12 +10,23 @@ export interface HostSpawnOptions {
 	cwd: string;
 	/** Directories the host may read (the project, the temp dir, the toolbox, typebox); it may write none. */
 	readRoots: string[];
+	/** Whether tools may use the network (Node 25 and later deny it otherwise). */
+	network: boolean;
 	env: Record<string, string>;
 	typeboxPath: string;
 	rssLimitMb: number;
 }
 
 const STDERR_TAIL = 4096;
+/** What V8 prints when an isolate (a worker's included: its fatal errors end the whole process) runs out of heap. */
+const OUT_OF_MEMORY = /FATAL ERROR: .*(heap out of memory|Reached heap limit|Allocation failed)/;
+
+/** The end of what the host printed, for an exit reason: V8's out-of-memory verdict rather than its native stack. */
+function describeStderr(tail: string): string {
+	const fatal = OUT_OF_MEMORY.exec(tail);
+	if (fatal) return `: ${fatal[0].replace(/^FATAL ERROR: /, "")}`;
+	return tail ? `: ${tail.trim().split("\n").slice(-3).join(" | ")}` : "";
+}
 
 export class HostProcess {
 	private child: ChildProcess | undefined;
@@ -35,18 +47,14 @@ export class HostProcess {
 			preflightWorker: bundle.preflightWorker,
 			rssLimitMb: options.rssLimitMb,
 		});
-		// One flag per path: Node 20.20 no longer reads a comma-separated list.
-		const readable = [...new Set([...options.readRoots, bundle.dir])].map((path) => `--allow-fs-read=${path}`);
+		const permissions = permissionFlags(parseNodeVersion(process.version), { readRoots: [...options.readRoots, bundle.dir], network: options.network });
 		const child = spawn(
 			process.execPath,
 			[
-				"--experimental-permission",
-				...readable,
-				"--allow-worker",
+				...permissions,
 				// eval and new Function throw in the host and every worker: no code can be made from text at run time.
 				"--disallow-code-generation-from-strings",
 				"--no-warnings",
-				"--max-old-space-size=256",
 				bundle.hostMain,
 				hostOptions,
 			],
@@ -63,7 +71,7 @@ export class HostProcess {
 			});
 			child.on("exit", (code, signal) => {
 				this.exited = true;
-				const reason = `the runner host exited (${signal ?? `code ${code}`})${this.stderrTail ? `: ${this.stderrTail.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
+				const reason = `the runner host exited (${signal ?? `code ${code}`})${describeStderr(this.stderrTail)}`;
 				reject(new Error(reason));
 				this.onExit(reason);
 			});

@@ -3,9 +3,8 @@
 // is brokered here under the capability policy. A tool granted "inline" runs in pi's process instead.
 import type { ChildProcess } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { ForgeConfig } from "../../config.ts";
 import { ForgeError, type Result, fail, ok } from "../../errors/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
@@ -13,6 +12,7 @@ import type { AuditLog } from "../../policy/audit-log.ts";
 import { safeEnvironment } from "../../policy/capability.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
 import { InlineRunner } from "../inline-runner.ts";
+import { locateTypebox } from "../typebox.ts";
 import type { RunHost, RunRequest, Runner } from "../runner.ts";
 import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
@@ -295,13 +295,14 @@ export class IsolatedRunner implements Runner {
 		const { config } = this.options;
 		const bundle = await hostBundle(this.options.runtimeDir);
 		const host: HostProcess = new HostProcess((message) => this.onMessage(message, host), (reason) => this.onExit(host, reason));
-		const typeboxPath = createRequire(import.meta.url).resolve("@sinclair/typebox");
+		const typebox = locateTypebox();
 		await host.start({
 			bundle,
 			cwd: config.cwd,
-			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), packageRoot(typeboxPath, "@sinclair/typebox")],
+			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), typebox.root],
+			network: !this.limits.networkOff,
 			env: safeEnvironment(process.env),
-			typeboxPath,
+			typeboxPath: typebox.entry,
 			rssLimitMb: config.maxMemoryMb + 512,
 		});
 		this.host = host;
@@ -338,11 +339,4 @@ function real(path: string): string {
 		const parent = dirname(path);
 		return parent === path ? path : join(real(parent), basename(path));
 	}
-}
-
-/** `/x/node_modules/@sinclair/typebox/build/cjs/index.js` → `/x/node_modules/@sinclair/typebox`. */
-function packageRoot(entry: string, name: string): string {
-	const marker = `${sep}node_modules${sep}${name}${sep}`;
-	const index = entry.lastIndexOf(marker);
-	return index >= 0 ? entry.slice(0, index + marker.length - 1) : dirname(entry);
 }
