@@ -19,7 +19,9 @@ export type ForgePhase =
 	| "secrets"
 	| "aborted"
 	| "permission"
-	| "store";
+	| "store"
+	/** Agent Forge's own runner could not run the tool: nothing the tool's code can fix. */
+	| "runner";
 
 /** Where in a forged file something went wrong: lines of `forge-<name>.ts` on disk, 1-based. */
 export interface SourceLocation {

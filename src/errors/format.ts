@@ -21,6 +21,7 @@ const PHASE_TITLES: Record<ForgePhase, string> = {
 	aborted: "aborted",
 	permission: "permission denied",
 	store: "toolbox storage error",
+	runner: "its runner failed (not the tool)",
 };
 
 export interface ModelFormatOptions {

@@ -115,7 +115,8 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 		const params = checkParams(checked.value.esm, meta.parameters, file, source);
 		if (!params.ok) return withTool(params.error);
 		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file, checked.value.cjs.map);
-		if (!shape.ok) return withTool(shape.error.with({ source }));
+		// A runner that could not start says so on its own: the source would only invite a repair of code that is fine.
+		if (!shape.ok) return withTool(shape.error.phase === "runner" ? shape.error : shape.error.with({ source }));
 		if (meta.tests?.length && deps.runTests) {
 			const failure = testFailure(await deps.runTests(checked.value.cjs, meta), tool, source, file);
 			if (failure) return withTool(failure.with({ source }));

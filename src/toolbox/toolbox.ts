@@ -362,8 +362,10 @@ export class Toolbox {
 		}
 		if (name && result.ok) this.failedForges.delete(name);
 		if (!result.ok) {
-			const failures = name ? (this.failedForges.get(name) ?? 0) + 1 : 0;
-			if (name) this.failedForges.set(name, failures);
+			// A runner that could not start is not a failed attempt at the tool: it neither counts nor earns back-off advice.
+			const attempt = result.error.phase !== "runner";
+			const failures = name && attempt ? (this.failedForges.get(name) ?? 0) + 1 : 0;
+			if (name && attempt) this.failedForges.set(name, failures);
 			if (failures >= REPAIR_ATTEMPTS_BEFORE_ADVICE) {
 				const advice = backOffAdvice(name!, failures, this.get(name!), await this.history.entries(name!));
 				result = fail(result.error.with({ notes: [...(result.error.details.notes ?? []), advice] }));
@@ -468,6 +470,8 @@ export class Toolbox {
 			host: options.host,
 		});
 		const durationMs = performance.now() - started;
+		// The tool never ran when the runner could not start: not a call, not a failure of the tool.
+		if (!outcome.ok && outcome.error.phase === "runner") return fail(outcome.error.with({ tool: entry.name }));
 		this.health.record(entry.name, { ok: outcome.ok, durationMs, at: this.now(), error: outcome.ok ? undefined : outcome.error.toData() });
 		this.emit({ type: "executed", name: entry.name, ok: outcome.ok, durationMs });
 		if (!outcome.ok) return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));

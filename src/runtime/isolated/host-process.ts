@@ -6,6 +6,8 @@ import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
 import type { FromHost, ToHost } from "./protocol.ts";
 
 export interface HostSpawnOptions {
+	/** The Node binary to run, and its version (which picks the permission flags). */
+	node: { path: string; version: string };
 	bundle: HostBundle;
 	cwd: string;
 	/** Directories the host may read (the project, the temp dir, the toolbox, typebox); it may write none. */
@@ -47,9 +49,9 @@ export class HostProcess {
 			preflightWorker: bundle.preflightWorker,
 			rssLimitMb: options.rssLimitMb,
 		});
-		const permissions = permissionFlags(parseNodeVersion(process.version), { readRoots: [...options.readRoots, bundle.dir], network: options.network });
+		const permissions = permissionFlags(parseNodeVersion(options.node.version), { readRoots: [...options.readRoots, bundle.dir], network: options.network });
 		const child = spawn(
-			process.execPath,
+			options.node.path,
 			[
 				...permissions,
 				// eval and new Function throw in the host and every worker: no code can be made from text at run time.

@@ -17,6 +17,8 @@ import type { RunHost, RunRequest, Runner } from "../runner.ts";
 import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
+import { nodeVersionOf } from "./node-flags.ts";
+import { runnerStartError } from "./runner-problems.ts";
 import { type FromHost, type Limits, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
 
 export interface IsolatedRunnerOptions {
@@ -141,7 +143,7 @@ export class IsolatedRunner implements Runner {
 		try {
 			process = await this.ensureHost();
 		} catch (error) {
-			return fail(new ForgeError("runtime", `The isolated runner could not start: ${(error as Error).message}`, { hint: "Check that Node can start child processes here; PI_FORGE_DIR and the temp dir must exist." }));
+			return fail(runnerStartError(tool, { error: error as Error, node: await this.node(), runtimeDir: this.options.runtimeDir }));
 		}
 		const callId = this.nextId++;
 		return new Promise<Result<unknown>>((resolve) => {
@@ -291,12 +293,22 @@ export class IsolatedRunner implements Runner {
 		return this.starting;
 	}
 
+	/** The Node that runs the host: PI_FORGE_NODE's, asked for its version once, or the one running pi. */
+	private nodeInfo: Promise<{ path: string; version: string }> | undefined;
+	private node(): Promise<{ path: string; version: string }> {
+		const path = this.options.config.nodePath;
+		this.nodeInfo ??= path ? nodeVersionOf(path).then((version) => ({ path, version }), () => ({ path, version: "unknown" })) : Promise.resolve({ path: process.execPath, version: process.version });
+		return this.nodeInfo;
+	}
+
 	private async startHost(): Promise<HostProcess> {
 		const { config } = this.options;
+		const node = await this.node();
 		const bundle = await hostBundle(this.options.runtimeDir);
 		const host: HostProcess = new HostProcess((message) => this.onMessage(message, host), (reason) => this.onExit(host, reason));
 		const typebox = locateTypebox();
 		await host.start({
+			node,
 			bundle,
 			cwd: config.cwd,
 			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), typebox.root],

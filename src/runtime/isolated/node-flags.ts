@@ -1,6 +1,7 @@
 // Node's permission flags for the runner host, chosen from the version of the Node that runs pi: the model is
 // `--experimental-permission` up to Node 22.12 and 23.4, `--permission` from 22.13 and 23.5 on (24 and later know
 // only that one), and from Node 25 on it also denies the network unless `--allow-net` is given.
+import { execFile } from "node:child_process";
 
 export interface NodeVersion {
 	major: number;
@@ -12,6 +13,13 @@ export interface PermissionOptions {
 	readRoots: string[];
 	/** Whether tools may open network connections (enforced only where Node can: 25 and later). */
 	network: boolean;
+}
+
+/** Asks a Node binary for its version ("v24.21.0"). */
+export function nodeVersionOf(path: string): Promise<string> {
+	return new Promise((resolve, reject) => {
+		execFile(path, ["--version"], { timeout: 10_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+	});
 }
 
 export function parseNodeVersion(version: string): NodeVersion {
