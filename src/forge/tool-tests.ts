@@ -81,15 +81,20 @@ export function parseTests(input: unknown): Result<ToolTest[]> {
 export function judge(test: ToolTest, index: number, outcome: TestOutcome): TestVerdict {
 	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({ test, index, pass, expected, actual, ...(outcome.ok ? {} : { error: outcome.error }) });
 	if (test.expectError !== undefined) {
-		if (outcome.ok) return verdict(false, `an error containing ${JSON.stringify(test.expectError)}`, `success: ${preview(outcome.text)}`);
-		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${JSON.stringify(test.expectError)}`, `${outcome.error.phase} error: ${preview(errorText(outcome.error))}`);
+		if (outcome.ok) return verdict(false, `an error containing ${quote(test.expectError)}`, `success: ${quote(outcome.text)}`);
+		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${quote(test.expectError)}`, `${outcome.error.phase} error: ${quote(errorText(outcome.error))}`);
 	}
-	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${preview(errorText(outcome.error))}`);
+	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${quote(errorText(outcome.error))}`);
 	const text = outcome.text;
-	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), preview(text));
-	if (test.matches !== undefined) return verdict(new RegExp(test.matches).test(text), describeExpectation(test), preview(text));
-	if (test.equals !== undefined) return verdict(sameValue(test.equals, text), describeExpectation(test), preview(text));
-	return verdict(true, "success", preview(text));
+	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), quote(text));
+	if (test.matches !== undefined) return verdict(new RegExp(test.matches).test(text), describeExpectation(test), quote(text));
+	if (test.equals !== undefined) {
+		if (sameValue(test.equals, text)) return verdict(true, describeExpectation(test), quote(text));
+		if (typeof test.equals !== "string") return verdict(false, describeExpectation(test), quote(text));
+		const at = firstDifference(test.equals, text);
+		return verdict(false, `output equal to ${quote(test.equals, at)}`, `${quote(text, at)} (the first difference is at character ${at + 1})`);
+	}
+	return verdict(true, "success", quote(text));
 }
 
 /** The message with its notes ("params.count: must have required property 'count'"). */
@@ -98,9 +103,9 @@ function errorText(error: ForgeError): string {
 }
 
 function describeExpectation(test: ToolTest): string {
-	if (test.expect !== undefined) return `output containing ${JSON.stringify(test.expect)}`;
+	if (test.expect !== undefined) return `output containing ${quote(test.expect)}`;
 	if (test.matches !== undefined) return `output matching /${test.matches}/`;
-	if (test.equals !== undefined) return `output equal to ${preview(typeof test.equals === "string" ? test.equals : JSON.stringify(test.equals))}`;
+	if (test.equals !== undefined) return typeof test.equals === "string" ? `output equal to ${quote(test.equals)}` : `output equal to the JSON value ${cut(JSON.stringify(test.equals))}`;
 	return "success";
 }
 
@@ -120,9 +125,28 @@ function sortKeys(value: unknown): unknown {
 	return value;
 }
 
-function preview(text: string, max = 300): string {
-	const single = text.replace(/\s+/g, " ").trim();
-	return single.length > max ? `${single.slice(0, max)}…` : JSON.stringify(single);
+const QUOTE_CHARS = 300;
+
+/**
+ * A text exactly as it is, as a JSON string: spaces kept, newlines and tabs visible (`"beta      gamma"` never reads
+ * as `"beta gamma"`). A long text is cut to a window, around `at` when given, saying which characters are shown.
+ */
+export function quote(text: string, at = 0, max = QUOTE_CHARS): string {
+	if (text.length <= max) return JSON.stringify(text);
+	const start = Math.max(0, Math.min(at - Math.floor(max / 3), text.length - max));
+	const end = start + max;
+	return `${start > 0 ? "…" : ""}${JSON.stringify(text.slice(start, end))}${end < text.length ? "…" : ""} (characters ${start + 1}-${end} of ${text.length})`;
+}
+
+/** The index of the first character where two texts differ (the shorter one's length when one is a prefix). */
+export function firstDifference(a: string, b: string): number {
+	let i = 0;
+	while (i < a.length && i < b.length && a[i] === b[i]) i++;
+	return i;
+}
+
+function cut(text: string, max = QUOTE_CHARS): string {
+	return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 /**
@@ -150,7 +174,7 @@ export function returnLocation(source: string, file: string): SourceLocation | u
 export function testFailure(verdicts: TestVerdict[], tool: string, source?: string, file = `forge-${tool}.ts`): ForgeError | undefined {
 	const failed = verdicts.filter((v) => !v.pass);
 	if (failed.length === 0) return undefined;
-	const notes = failed.map((v) => `${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}: expected ${v.expected}, got ${v.actual}`);
+	const notes = failed.map((v) => `${v.test.name ?? `test ${v.index + 1}`} ${cut(JSON.stringify(v.test.args))}: expected ${v.expected}, got ${v.actual}`);
 	const located = failed.find((v) => v.error?.details.location)?.error;
 	const wrongValuesOnly = failed.every((v) => !v.error);
 	const location = located?.details.location ?? (wrongValuesOnly && source ? returnLocation(source, file) : undefined);

@@ -37,7 +37,7 @@ describe("tests in the forge", () => {
 		expect(result.error.message).toBe("3 of 3 tests failed; nothing was changed.");
 		expect(result.error.details.notes).toEqual([
 			'test 1 {"text":"a b c"}: expected output containing "3", got "2"',
-			'test 2 {"text":"one"}: expected output equal to "1", got "0"',
+			'test 2 {"text":"one"}: expected output equal to the JSON value 1, got "0"',
 			'test 3 {"text":"  spaced   out  "}: expected output matching /^2$/, got "3"',
 		]);
 		expect(result.error.details.source).toContain(offByOne);
