@@ -15,7 +15,8 @@ export interface RenderedTool {
 	hoistedImports: string[];
 }
 
-const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']\s*;?\s*$/;
+/** `import … from "x"`, `import "x"`, and TypeScript's `import x = require("x")`: one line each. */
+const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']|[\w$]+\s*=\s*require\(\s*["'][^"']+["']\s*\))\s*;?\s*$/;
 const SKIPPABLE = /^\s*(?:\/\/.*)?$/;
 
 /** Where a hoisted import stood in the logic: keeps every later line on its own number (and maps errors back). */

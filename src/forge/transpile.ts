@@ -9,7 +9,7 @@ export interface CompiledCode {
 }
 
 export interface Transpiled {
-	/** CommonJS, run by the runners. */
+	/** CommonJS, run by the runners; every `import()` in it is a call of `require`. */
 	cjs: CompiledCode;
 	/** ES module with every value import kept, read by the import analysis. */
 	esm: CompiledCode;
@@ -20,7 +20,8 @@ const COMMON: TransformOptions = { loader: "ts", target: "node20", sourcemap: "e
 export async function transpile(source: string, file: string): Promise<Result<Transpiled>> {
 	try {
 		const [cjs, esm] = await Promise.all([
-			transform(source, { ...COMMON, sourcefile: file, format: "cjs" }),
+			// `import("x")` becomes a promise of `require("x")`: the runners' require is the only way a tool gets a module.
+			transform(source, { ...COMMON, sourcefile: file, format: "cjs", supported: { "dynamic-import": false } }),
 			transform(source, { ...COMMON, sourcefile: file, format: "esm", tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } }),
 		]);
 		return ok({ cjs: { code: cjs.code, map: cjs.map }, esm: { code: esm.code, map: esm.map } });

@@ -1,5 +1,9 @@
 // Evaluates a forged tool's compiled CommonJS with a `require` that serves only the core library: the run-time
-// backstop of the import check (esbuild turns every import, static or dynamic, into a call of this `require`).
+// backstop of the import check. Every way a tool names a module reaches this `require` and nothing else: esbuild
+// compiles static imports and `import x = require(…)` to `require(…)` calls, and `import(…)` to
+// `Promise.resolve().then(() => require(…))` (src/forge/transpile.ts), so a dynamic import gets the same module
+// object (a runner's facade) that a static one gets. The module is compiled without an import callback: an `import()`
+// that reached V8 unchanged would fail rather than load a real module.
 import { createRequire } from "node:module";
 import { compileFunction } from "node:vm";
 import { ForgeError } from "../errors/forge-error.ts";

@@ -7,8 +7,8 @@ import { version as esbuildVersion } from "esbuild";
 import type { CompiledCode } from "../forge/transpile.ts";
 
 export const CACHE_DIR = join(".state", "compiled");
-/** Bumped when the checks change: an entry written under older rules must not skip the new ones. */
-const RULES_VERSION = 1;
+/** Bumped when the checks or the compile options change: an entry written under older rules must not skip the new ones. */
+const RULES_VERSION = 2;
 const SALT = `r${RULES_VERSION}-esbuild${esbuildVersion}`;
 
 export class CompileCache {

@@ -4,6 +4,9 @@ import * as path from "node:path";
 import * as typebox from "typebox";
 import { describe, expect, it } from "vitest";
 import { ForgeError } from "../../src/errors/forge-error.ts";
+import { renderTool } from "../../src/forge/render.ts";
+import { loadTemplate } from "../../src/forge/template.ts";
+import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
 
 function refusedAtRunTime(specifier: unknown): ForgeError {
@@ -79,5 +82,49 @@ describe("evaluateModule", () => {
 			stack = (error as Error).stack ?? "";
 		}
 		expect(stack).toContain("(/virtual/forge-a.ts:3:9)");
+	});
+});
+
+describe("every import form reaches the runner's module provider", () => {
+	/** Stand-ins for a runner's facades: each is a distinct object, so the test sees which one a form got. */
+	const facades: Record<string, Record<string, unknown>> = {
+		"node:fs": { tag: "fs facade", readFileSync: () => "from the fs facade" },
+		"node:fs/promises": { tag: "fs/promises facade", readFile: async () => "from the promises facade" },
+		"node:path": { tag: "path facade", sep: "|" },
+	};
+	const provide = (specifier: string) => facades[specifier.startsWith("node:") ? specifier : `node:${specifier}`];
+
+	async function run(logic: string): Promise<unknown> {
+		const { source } = renderTool(loadTemplate(), { name: "forms", description: "Forms.", parameters: { type: "object" }, logic });
+		const compiled = await transpile(source, "forge-forms.ts");
+		if (!compiled.ok) throw compiled.error;
+		const exports = evaluateModule(compiled.value.cjs.code, "/virtual/forge-forms.ts", coreLibraryRequire("forms", provide));
+		return (exports.execute as (p: unknown) => Promise<unknown>)({});
+	}
+
+	it.each([
+		["a destructured dynamic import", 'const { readFile } = await import("node:fs/promises");\nreturn await readFile("x");', "from the promises facade"],
+		["a dynamic import's default", 'const fs = (await import("fs")).default;\nreturn fs.tag;', "fs facade"],
+		["a dynamic import's namespace", 'const ns = await import("node:path");\nreturn ns.sep;', "|"],
+		["require", 'const fs = require("node:fs");\nreturn fs.readFileSync("x");', "from the fs facade"],
+		["a default import", 'import fs from "node:fs";\nreturn fs.tag;', "fs facade"],
+		["a namespace import", 'import * as path from "path";\nreturn path.sep;', "|"],
+		["a named import", 'import { readFile } from "node:fs/promises";\nreturn await readFile("x");', "from the promises facade"],
+		["import-equals", 'import fs = require("node:fs");\nreturn fs.tag;', "fs facade"],
+		["a type-only import beside a value import", 'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";\nimport { sep } from "node:path";\nconst api: ExtensionAPI | undefined = undefined;\nreturn api ?? sep;', "|"],
+	])("%s", async (_form, logic, expected) => {
+		expect(await run(logic)).toBe(expected);
+	});
+
+	it("gives a dynamic import the very object a static import gets", async () => {
+		expect(await run('import * as fs from "node:fs";\nconst dynamic = await import("node:fs");\nreturn dynamic.default === fs.default && dynamic.default === require("node:fs");')).toBe(true);
+	});
+
+	it("rejects a dynamic import of a module outside the core library the way require refuses it", async () => {
+		const { source } = renderTool(loadTemplate(), { name: "forms", description: "Forms.", parameters: { type: "object" }, logic: 'return await import("node:os");' });
+		const compiled = await transpile(source, "forge-forms.ts");
+		if (!compiled.ok) throw compiled.error;
+		const exports = evaluateModule(compiled.value.cjs.code, "/virtual/forge-forms.ts", coreLibraryRequire("forms", provide));
+		await expect((exports.execute as (p: unknown) => Promise<unknown>)({})).rejects.toMatchObject({ phase: "import", message: expect.stringContaining('require("node:os") was refused at run time') });
 	});
 });

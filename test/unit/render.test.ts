@@ -115,6 +115,14 @@ describe("hoistImports", () => {
 		expect(body).toBe(`${Array(5).fill(HOISTED_MARKER).join("\n")}\nreturn 1;`);
 	});
 
+	it("hoists TypeScript's import-equals form, which is valid only at the top of a module", () => {
+		const logic = 'import fs = require("node:fs");\nimport type T = require(\'typebox\')\nreturn fs.sep;';
+		const { imports, body } = hoistImports(logic);
+		expect(imports).toEqual(['import fs = require("node:fs");', "import type T = require('typebox')"]);
+		expect(body).toBe(`${HOISTED_MARKER}\n${HOISTED_MARKER}\nreturn fs.sep;`);
+		expect(hoistImports('import fs = require(name);\nreturn 1;').imports).toEqual([]);
+	});
+
 	it("hoists only leading imports: an import after the first statement stays in the body", () => {
 		const logic = 'import fs from "fs";\nconst x = 1;\nimport path from "path";\nreturn x;';
 		expect(hoistImports(logic)).toEqual({ imports: ['import fs from "fs";'], body: `${HOISTED_MARKER}\nconst x = 1;\nimport path from "path";\nreturn x;` });

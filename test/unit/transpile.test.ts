@@ -37,6 +37,15 @@ describe("transpile", () => {
 		}
 	});
 
+	it("compiles import() to a promise of require() in the CommonJS, and keeps it in the ESM for the import check", async () => {
+		const { source } = render('const { readFile } = await import("node:fs/promises");\nreturn typeof readFile;');
+		const result = await transpile(source, FILE);
+		if (!result.ok) throw result.error;
+		expect(result.value.cjs.code).not.toMatch(/\bimport\(/);
+		expect(result.value.cjs.code).toMatch(/Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("node:fs\/promises"\)\)\)/);
+		expect(result.value.esm.code).toContain('await import("node:fs/promises")');
+	});
+
 	it("keeps an unused value import in the ESM (the import check must see it) and drops type-only ones", async () => {
 		const result = await transpile('import os from "node:os";\nimport type { Static } from "@sinclair/typebox";\nexport const x = 1;\n', FILE);
 		if (!result.ok) throw result.error;
