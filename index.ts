@@ -6,6 +6,7 @@ import { ForgeSession } from "./src/pi/forge-session.ts";
 import { createForgeTool } from "./src/pi/forge-tool.ts";
 import { createListForge } from "./src/pi/list-forge.ts";
 import { renderForgeMessage } from "./src/pi/render.ts";
+import { reportStartProblems } from "./src/pi/start-report.ts";
 import { createUseForgeTool } from "./src/pi/use-forge-tool.ts";
 
 export default function agentForge(pi: ExtensionAPI): void {
@@ -20,10 +21,8 @@ export default function agentForge(pi: ExtensionAPI): void {
 	pi.on("session_start", async (_event, ctx) => {
 		session.ui.attach(ctx);
 		// A toolbox that cannot be opened never stops pi: the forge's tools report it when called.
-		const opened = await session.toolboxFor(ctx).then(() => undefined, (error: Error) => error);
-		if (!ctx.hasUI) return;
-		for (const problem of session.configProblems) ctx.ui.notify(`Agent Forge: ${problem.message}`, "warning");
-		if (opened) ctx.ui.notify(opened.message.split("\n").slice(0, 2).join(" "), "error");
+		const openError = await session.toolboxFor(ctx).then(() => undefined, (error: Error) => error);
+		reportStartProblems(ctx, { config: session.configProblems, openError });
 	});
 	// /forge output is for the person at the terminal, never for the model.
 	pi.on("context", async (event) => ({

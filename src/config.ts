@@ -12,7 +12,7 @@ export interface ForgeConfig {
 	timeoutMs: number;
 	/** Heap cap of an isolated runner (`PI_FORGE_MAX_MEMORY_MB`, default 512). */
 	maxMemoryMb: number;
-	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`). */
+	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`; a value that is not a policy means `strict`). */
 	policy: ForgePolicy;
 	/** Versions kept per tool in `.history/` (`PI_FORGE_HISTORY_LIMIT`, default 50). */
 	historyLimit: number;
@@ -26,6 +26,8 @@ export interface ForgeConfig {
 	activeChars: number;
 	/** Tools always in the active set (`PI_FORGE_PINNED`, comma-separated, or `pinned` in a config file). */
 	pinned: string[];
+	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
+	nodePath?: string;
 	/** The project directory: pi's cwd. */
 	cwd: string;
 	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
@@ -48,7 +50,8 @@ const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
 
 export interface ConfigProblem {
-	variable: string;
+	/** Where the value came from: an environment variable, or a config file (and the key in it). */
+	origin: { variable: string } | { file: string; key?: string };
 	message: string;
 }
 
@@ -59,22 +62,23 @@ export interface ConfigFile {
 	text?: string;
 }
 
-interface FileSettings {
-	policy?: unknown;
-	timeoutMs?: unknown;
-	maxMemoryMb?: unknown;
-	historyLimit?: unknown;
-	quarantineAfter?: unknown;
-	activeLimit?: unknown;
-	activeChars?: unknown;
-	pinned?: unknown;
+const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "activeChars", "pinned"] as const;
+type FileKey = (typeof FILE_KEYS)[number];
+
+/** A raw value and where it came from. */
+interface Setting {
+	raw: unknown;
+	origin: ConfigProblem["origin"];
 }
 
-const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "activeChars", "pinned"];
+/** How a problem names its value: `PI_FORGE_POLICY=stirct`, or `/p/.pi/forge/config.json: "policy": "stirct"`. */
+function describe({ raw, origin }: Setting): string {
+	return "variable" in origin ? `${origin.variable}=${String(raw)}` : `${origin.file}: "${origin.key}": ${JSON.stringify(raw)}`;
+}
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
- * A bad value falls back to its default and is reported, never fatal.
+ * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never fatal.
  */
 export function readConfig(
 	cwd: string,
@@ -86,38 +90,63 @@ export function readConfig(
 	const toolboxDir = dir ? (isAbsolute(dir) ? dir : resolve(cwd, dir)) : join(cwd, ".pi", "forge", "extensions");
 	const agentDir = env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
 
-	const settings: FileSettings = {};
-	for (const file of files) Object.assign(settings, readFileSettings(file, problems));
-
-	const positiveInt = (variable: string, fileValue: unknown, fallback: number): number => {
+	// Later files win: the project's over the global one.
+	const fromFiles = new Map<FileKey, Setting>();
+	for (const file of files) {
+		for (const [key, raw] of Object.entries(readFileSettings(file, problems))) fromFiles.set(key as FileKey, { raw, origin: { file: file.path, key } });
+	}
+	const setting = (variable: string, key?: FileKey): Setting | undefined => {
 		const fromEnv = env[variable]?.trim();
-		const raw = fromEnv || (fileValue === undefined ? undefined : String(fileValue));
-		if (!raw) return fallback;
-		const value = Number(raw);
+		if (fromEnv) return { raw: fromEnv, origin: { variable } };
+		return key ? fromFiles.get(key) : undefined;
+	};
+	const report = (found: Setting, message: string) => problems.push({ origin: found.origin, message: `${describe(found)} ${message}` });
+
+	const positiveInt = (variable: string, key: FileKey | undefined, fallback: number): number => {
+		const found = setting(variable, key);
+		if (!found) return fallback;
+		const value = typeof found.raw === "number" || typeof found.raw === "string" ? Number(found.raw) : Number.NaN;
 		if (Number.isInteger(value) && value > 0 && value <= MAX_SETTING) return value;
-		problems.push({ variable, message: `${variable}=${raw} is not a positive integer up to ${MAX_SETTING}; using ${fallback}` });
+		report(found, `is not a positive integer up to ${MAX_SETTING}; using ${fallback}`);
 		return fallback;
 	};
 
-	const rawPolicy = (env.PI_FORGE_POLICY?.trim() || (typeof settings.policy === "string" ? settings.policy : "")).toLowerCase();
-	let policy: ForgePolicy = "prompt";
-	if (rawPolicy) {
-		if ((POLICIES as readonly string[]).includes(rawPolicy)) policy = rawPolicy as ForgePolicy;
-		else problems.push({ variable: "PI_FORGE_POLICY", message: `PI_FORGE_POLICY=${rawPolicy} is not one of ${POLICIES.join(", ")}; using prompt` });
-	}
+	// A policy that cannot be read means the strictest one: a typo must never weaken what was intended.
+	const readPolicy = (): ForgePolicy => {
+		const found = setting("PI_FORGE_POLICY", "policy");
+		if (!found) return "prompt";
+		const value = typeof found.raw === "string" ? found.raw.trim().toLowerCase() : undefined;
+		if ((POLICIES as readonly (string | undefined)[]).includes(value)) return value as ForgePolicy;
+		report(found, `is not one of ${POLICIES.join(", ")}; using strict`);
+		return "strict";
+	};
+
+	const readPinned = (): string[] => {
+		if (env.PI_FORGE_PINNED !== undefined) return env.PI_FORGE_PINNED.split(",");
+		const found = fromFiles.get("pinned");
+		if (!found) return [];
+		if (!Array.isArray(found.raw)) {
+			report(found, "is not a list of tool names; ignored");
+			return [];
+		}
+		const names = found.raw.filter((name): name is string => typeof name === "string");
+		if (names.length < found.raw.length) report(found, "has entries that are not tool names (strings); those are ignored");
+		return names;
+	};
 
 	return {
 		config: {
 			toolboxDir,
-			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", settings.timeoutMs, DEFAULT_TIMEOUT_MS),
-			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", settings.maxMemoryMb, DEFAULT_MAX_MEMORY_MB),
-			policy,
-			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", settings.historyLimit, DEFAULT_HISTORY_LIMIT),
-			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", settings.quarantineAfter, DEFAULT_QUARANTINE_AFTER),
+			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", "timeoutMs", DEFAULT_TIMEOUT_MS),
+			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", "maxMemoryMb", DEFAULT_MAX_MEMORY_MB),
+			policy: readPolicy(),
+			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", "historyLimit", DEFAULT_HISTORY_LIMIT),
+			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", "quarantineAfter", DEFAULT_QUARANTINE_AFTER),
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
-			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", settings.activeLimit, DEFAULT_ACTIVE_LIMIT),
-			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", settings.activeChars, DEFAULT_ACTIVE_CHARS),
-			pinned: (env.PI_FORGE_PINNED?.split(",") ?? (Array.isArray(settings.pinned) ? settings.pinned.map(String) : [])).map((name) => name.trim()).filter(Boolean),
+			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", "activeLimit", DEFAULT_ACTIVE_LIMIT),
+			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", "activeChars", DEFAULT_ACTIVE_CHARS),
+			pinned: readPinned().map((name) => name.trim()).filter(Boolean),
+			nodePath: env.PI_FORGE_NODE?.trim() || undefined,
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),
@@ -127,19 +156,26 @@ export function readConfig(
 	};
 }
 
-function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): FileSettings {
+/** The known settings of a file; an unreadable file or an unknown key is reported. */
+function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<Record<FileKey, unknown>> {
 	if (file.text === undefined) return {};
+	let data: unknown;
 	try {
-		const data = JSON.parse(file.text) as Record<string, unknown>;
-		if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error("not a JSON object");
-		for (const key of Object.keys(data)) {
-			if (!FILE_KEYS.includes(key)) problems.push({ variable: file.path, message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})` });
-		}
-		return data as FileSettings;
+		data = JSON.parse(file.text);
 	} catch (error) {
-		problems.push({ variable: file.path, message: `${file.path} is not valid JSON (${(error as Error).message}); ignored` });
+		problems.push({ origin: { file: file.path }, message: `${file.path} is not valid JSON (${(error as Error).message}); ignored` });
 		return {};
 	}
+	if (typeof data !== "object" || data === null || Array.isArray(data)) {
+		problems.push({ origin: { file: file.path }, message: `${file.path} is not a JSON object of settings; ignored` });
+		return {};
+	}
+	const settings: Partial<Record<FileKey, unknown>> = {};
+	for (const [key, value] of Object.entries(data)) {
+		if ((FILE_KEYS as readonly string[]).includes(key)) settings[key as FileKey] = value;
+		else problems.push({ origin: { file: file.path, key }, message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})` });
+	}
+	return settings;
 }
 
 /** The configuration of pi's cwd, with both config files read from disk. */

@@ -58,8 +58,8 @@ describe("readConfig", () => {
 			expect(config.timeoutMs, raw).toBe(30_000);
 			expect(config.maxMemoryMb, raw).toBe(512);
 			expect(problems).toEqual([
-				{ variable: "PI_FORGE_TIMEOUT_MS", message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer up to 2147483647; using 30000` },
-				{ variable: "PI_FORGE_MAX_MEMORY_MB", message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer up to 2147483647; using 512` },
+				{ origin: { variable: "PI_FORGE_TIMEOUT_MS" }, message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer up to 2147483647; using 30000` },
+				{ origin: { variable: "PI_FORGE_MAX_MEMORY_MB" }, message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer up to 2147483647; using 512` },
 			]);
 		}
 	});
@@ -70,10 +70,17 @@ describe("readConfig", () => {
 		expect(readConfig(cwd, { PI_FORGE_POLICY: " PROMPT " }).config.policy).toBe("prompt");
 	});
 
-	it("reports a bad policy and falls back to prompt", () => {
-		const { config, problems } = readConfig(cwd, { PI_FORGE_POLICY: "yolo" });
-		expect(config.policy).toBe("prompt");
-		expect(problems).toEqual([{ variable: "PI_FORGE_POLICY", message: "PI_FORGE_POLICY=yolo is not one of strict, prompt, permissive; using prompt" }]);
+	it("reports a mistyped policy and means strict, never something weaker", () => {
+		for (const raw of ["stirct", "yolo", "prompt!", "permisive"]) {
+			const { config, problems } = readConfig(cwd, { PI_FORGE_POLICY: raw });
+			expect(config.policy, raw).toBe("strict");
+			expect(problems).toEqual([{ origin: { variable: "PI_FORGE_POLICY" }, message: `PI_FORGE_POLICY=${raw} is not one of strict, prompt, permissive; using strict` }]);
+		}
+	});
+
+	it("an unset or blank policy is the default, prompt, with nothing reported", () => {
+		expect(readConfig(cwd, {})).toMatchObject({ config: { policy: "prompt" }, problems: [] });
+		expect(readConfig(cwd, { PI_FORGE_POLICY: "  " })).toMatchObject({ config: { policy: "prompt" }, problems: [] });
 	});
 
 	it("keeps the project directory as cwd", () => {
@@ -85,7 +92,7 @@ describe("limits beyond Node's timers", () => {
 	it("a timeout above 2^31-1 ms is refused and the default used", () => {
 		const { config, problems } = readConfig("/project", { PI_FORGE_TIMEOUT_MS: "3000000000" });
 		expect(config.timeoutMs).toBe(30_000);
-		expect(problems[0].variable).toBe("PI_FORGE_TIMEOUT_MS");
+		expect(problems[0].origin).toEqual({ variable: "PI_FORGE_TIMEOUT_MS" });
 	});
 });
 
@@ -100,12 +107,59 @@ describe("config files", () => {
 		expect(readConfig("/p", { PI_FORGE_POLICY: "prompt" }, files({ policy: "strict" })).config.policy).toBe("prompt");
 	});
 
-	it("reports a file that is not JSON, or unknown settings, and goes on", () => {
+	it("reports a file that is not JSON, or not an object, or unknown settings, and goes on", () => {
 		const { config, problems } = readConfig("/p", {}, files("{ nope", { polcy: "strict", maxMemoryMb: 128 }));
 		expect(config.maxMemoryMb).toBe(128);
-		expect(problems.map((p) => p.message)).toEqual([
-			expect.stringContaining("/agent/forge/config.json is not valid JSON"),
-			"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, activeChars, pinned)",
+		expect(problems).toEqual([
+			{ origin: { file: "/agent/forge/config.json" }, message: expect.stringContaining("/agent/forge/config.json is not valid JSON") },
+			{
+				origin: { file: "/p/.pi/forge/config.json", key: "polcy" },
+				message: "/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, activeChars, pinned)",
+			},
 		]);
+		expect(readConfig("/p", {}, files(["strict"])).problems).toEqual([
+			{ origin: { file: "/agent/forge/config.json" }, message: "/agent/forge/config.json is not a JSON object of settings; ignored" },
+		]);
+	});
+
+	it("names the file and the key of a bad value, not an environment variable", () => {
+		const { config, problems } = readConfig("/p", {}, files({ timeoutMs: "soon" }, { maxMemoryMb: -1 }));
+		expect(config).toMatchObject({ timeoutMs: 30_000, maxMemoryMb: 512 });
+		expect(problems).toEqual([
+			{ origin: { file: "/agent/forge/config.json", key: "timeoutMs" }, message: '/agent/forge/config.json: "timeoutMs": "soon" is not a positive integer up to 2147483647; using 30000' },
+			{ origin: { file: "/p/.pi/forge/config.json", key: "maxMemoryMb" }, message: '/p/.pi/forge/config.json: "maxMemoryMb": -1 is not a positive integer up to 2147483647; using 512' },
+		]);
+		expect(problems.map((p) => p.message).join("\n")).not.toContain("PI_FORGE_");
+	});
+
+	it("a mistyped or non-string policy in a file means strict and is reported with the file and key", () => {
+		for (const raw of ["stirct", 5, true, null, ["strict"], { level: "strict" }]) {
+			const { config, problems } = readConfig("/p", {}, files(undefined, { policy: raw }));
+			expect(config.policy, JSON.stringify(raw)).toBe("strict");
+			expect(problems).toEqual([
+				{ origin: { file: "/p/.pi/forge/config.json", key: "policy" }, message: `/p/.pi/forge/config.json: "policy": ${JSON.stringify(raw)} is not one of strict, prompt, permissive; using strict` },
+			]);
+		}
+	});
+
+	it("a bad file value overridden by the environment is not the one in effect, so it is not reported", () => {
+		const { config, problems } = readConfig("/p", { PI_FORGE_POLICY: "permissive" }, files(undefined, { policy: 5 }));
+		expect(config.policy).toBe("permissive");
+		expect(problems).toEqual([]);
+	});
+
+	it("reads pinned tools from a list; reports a non-list and entries that are not strings", () => {
+		expect(readConfig("/p", {}, files(undefined, { pinned: ["a", " b "] }))).toMatchObject({ config: { pinned: ["a", "b"] }, problems: [] });
+		for (const raw of ["a,b", 3, { a: true }]) {
+			const { config, problems } = readConfig("/p", {}, files(undefined, { pinned: raw }));
+			expect(config.pinned).toEqual([]);
+			expect(problems).toEqual([{ origin: { file: "/p/.pi/forge/config.json", key: "pinned" }, message: `/p/.pi/forge/config.json: "pinned": ${JSON.stringify(raw)} is not a list of tool names; ignored` }]);
+		}
+		const mixed = readConfig("/p", {}, files(undefined, { pinned: ["a", 2, null] }));
+		expect(mixed.config.pinned).toEqual(["a"]);
+		expect(mixed.problems).toEqual([
+			{ origin: { file: "/p/.pi/forge/config.json", key: "pinned" }, message: '/p/.pi/forge/config.json: "pinned": ["a",2,null] has entries that are not tool names (strings); those are ignored' },
+		]);
+		expect(readConfig("/p", { PI_FORGE_PINNED: "x, y" }, files(undefined, { pinned: 3 }))).toMatchObject({ config: { pinned: ["x", "y"] }, problems: [] });
 	});
 });
