@@ -7,7 +7,7 @@ import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/too
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { checkSource } from "./check-source.ts";
 import { checkParams } from "./params-check.ts";
-import { type TestVerdict, type ToolTest, parseTests, testFailure } from "./tool-tests.ts";
+import { type TestVerdict, type TestsChange, type ToolTest, parseTests, testFailure, testsChange } from "./tool-tests.ts";
 import { type TakenNames, validateName } from "./names.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
@@ -50,6 +50,8 @@ export interface Forged extends PromoteResult {
 	source: string;
 	compiled: CompiledCode;
 	previous?: PreviousVersion;
+	/** What happened to the previous version's tests (set by a forge; a roll-back or import restores a version's own). */
+	tests?: TestsChange;
 }
 
 export const MAX_DESCRIPTION = 2000;
@@ -94,7 +96,14 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 		// Promotion requires the tests to pass on exactly this source, so the staged metadata can say so already.
 		...(tests.value.length ? { tests: tests.value, verifiedHash: hashSource(source) } : {}),
 	};
-	return promoteSource(meta, source, deps);
+	const change = testsChange(deps.previousTests ?? [], tests.value, request.tests !== undefined, deps.previous?.version);
+	const promoted = await promoteSource(meta, source, deps);
+	if (promoted.ok) return ok({ ...promoted.value, tests: change });
+	if (change.kind === "kept" && promoted.error.phase === "tests") {
+		const note = `These are the ${change.count} test${change.count === 1 ? "" : "s"} of v${change.fromVersion ?? "?"}, kept and re-run because this call gave no tests; pass tests to replace them.`;
+		return fail(promoted.error.with({ notes: [note, ...(promoted.error.details.notes ?? [])] }));
+	}
+	return promoted;
 }
 
 /**

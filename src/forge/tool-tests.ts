@@ -97,6 +97,35 @@ export function judge(test: ToolTest, index: number, outcome: TestOutcome): Test
 	return verdict(true, "success", quote(text));
 }
 
+/** What a forge did with the tests of the version it replaces. */
+export type TestsChange =
+	| { kind: "none" }
+	/** `tests` omitted: the previous version's tests were kept and re-run. */
+	| { kind: "kept"; count: number; fromVersion?: number }
+	/** `tests` given: they replace the previous ones; `kept` are cases the previous version had too. */
+	| { kind: "replaced"; count: number; kept: number; added: number; dropped: ToolTest[]; fromVersion?: number };
+
+/** Compares the tests a forge ends with to the previous version's; `given` says whether the call passed `tests`. */
+export function testsChange(previous: readonly ToolTest[], next: readonly ToolTest[], given: boolean, fromVersion?: number): TestsChange {
+	if (!given) return next.length ? { kind: "kept", count: next.length, fromVersion } : { kind: "none" };
+	if (previous.length === 0 && next.length === 0) return { kind: "none" };
+	const before = new Set(previous.map(caseKey));
+	const after = new Set(next.map(caseKey));
+	const kept = next.filter((test) => before.has(caseKey(test))).length;
+	return { kind: "replaced", count: next.length, kept, added: next.length - kept, dropped: previous.filter((test) => !after.has(caseKey(test))), fromVersion };
+}
+
+/** A case's identity: its arguments and expectation (its label and deadline do not make it another case). */
+function caseKey(test: ToolTest): string {
+	const { args, expect, equals, matches, expectError } = test;
+	return JSON.stringify(sortKeys({ args, expect, equals, matches, expectError }));
+}
+
+/** One test case as the model wrote it, on one line (bounded). */
+export function describeTest(test: ToolTest): string {
+	return cut(JSON.stringify(test));
+}
+
 /** The message with its notes ("params.count: must have required property 'count'"). */
 function errorText(error: ForgeError): string {
 	return [error.message, ...(error.details.notes ?? [])].join(" ");

@@ -2,6 +2,7 @@
 import { type Static, Type } from "typebox";
 import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
+import { type TestsChange, describeTest } from "../forge/tool-tests.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
@@ -25,7 +26,7 @@ export const forgeToolSchema = Type.Object({
 			description:
 				'Example calls that must pass before the tool goes live, e.g. [{"args":{"text":"a b"},"expect":"2"},{"args":{"text":""},"expectError":"empty"}]. ' +
 				"Each has args and one of: expect (output contains), equals (output is exactly, text or JSON), matches (regex), expectError (fails with a message containing). " +
-				"Omitted: the previous version's tests are kept and re-run. A tool with passing tests is verified; without, a draft.",
+				"Omitted: the previous version's tests are kept and re-run. Given: they replace the previous ones (the result lists any dropped). A tool with passing tests is verified; without, a draft.",
 		}),
 	),
 });
@@ -69,6 +70,7 @@ export function forgeSuccessText(forged: Forged, similar?: { name: string; descr
 	const lines = [
 		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load${tests ? `, ${tests} test${tests === 1 ? "" : "s"} passed: verified` : "; no tests: a draft"}).`,
 		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1} is kept as ${file}.bak.` : "This is a new tool.",
+		...testsLines(forged.tests, meta.version),
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
 		`From the next prompt on it is also available directly as the tool '${meta.name}' (or through use_forge_tool).`,
 		...(similar
@@ -76,6 +78,26 @@ export function forgeSuccessText(forged: Forged, similar?: { name: string; descr
 			: []),
 	];
 	return lines.join("\n");
+}
+
+const MAX_DROPPED_SHOWN = 5;
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+/** What happened to the previous version's tests: kept and re-run, or replaced (how many kept, added, dropped). */
+export function testsLines(change: TestsChange | undefined, version: number): string[] {
+	if (!change || change.kind === "none") return [];
+	const from = `v${change.fromVersion ?? version - 1}`;
+	if (change.kind === "kept") return [`Tests: the ${plural(change.count, "test")} of ${from} were kept (this call gave no tests) and pass on v${version}.`];
+	const before = change.kept + change.dropped.length;
+	if (before === 0) return [`Tests: ${plural(change.count, "new test")}.`];
+	const head =
+		change.count === 0
+			? `Tests: tests was an empty list, so the ${plural(before, "test")} of ${from} were dropped: v${version} is a draft.`
+			: `Tests: the ${plural(change.count, "given test")} replace the ${plural(before, "test")} of ${from}: ${change.kept} kept, ${change.added} added, ${change.dropped.length} dropped.`;
+	if (change.dropped.length === 0) return [head];
+	const shown = change.dropped.slice(0, MAX_DROPPED_SHOWN).map((test) => `  - ${describeTest(test)}`);
+	const more = change.dropped.length > MAX_DROPPED_SHOWN ? [`  … and ${change.dropped.length - MAX_DROPPED_SHOWN} more`] : [];
+	return [head, "Dropped:", ...shown, ...more, "To keep a dropped test, forge again with it in tests (omit tests to keep the current ones)."];
 }
 
 export const CHECKS = ["schema", "syntax", "imports", "preflight"];

@@ -65,6 +65,23 @@ describe("tests in the forge", () => {
 		expect(fine.ok && fine.value.meta.tests).toEqual(TESTS);
 	});
 
+	it("a re-forge says what happened to the earlier tests: kept and re-run, or replaced (kept, added, dropped)", async () => {
+		const { toolbox } = await tempToolbox();
+		await toolbox.forge(counter(good, TESTS), new Map());
+		const kept = await toolbox.forge(counter(`// reworded\n${good}`), new Map());
+		expect(kept.ok && kept.value.tests).toEqual({ kind: "kept", count: 3, fromVersion: 1 });
+		const replaced = await toolbox.forge(counter(good, [TESTS[0], { args: { text: "" }, equals: 0 }]), new Map());
+		expect(replaced.ok && replaced.value.tests).toEqual({ kind: "replaced", count: 2, kept: 1, added: 1, dropped: [TESTS[1], TESTS[2]], fromVersion: 2 });
+		expect(replaced.ok && replaced.value.meta.tests).toHaveLength(2);
+	});
+
+	it("a failure of kept tests says they are the previous version's, kept because no tests were given", async () => {
+		const { toolbox } = await tempToolbox();
+		await toolbox.forge(counter(good, TESTS), new Map());
+		const regressed = await toolbox.forge(counter(offByOne), new Map());
+		expect(!regressed.ok && regressed.error.details.notes?.[0]).toBe("These are the 3 tests of v1, kept and re-run because this call gave no tests; pass tests to replace them.");
+	});
+
 	it("tests that hang are stopped at their own deadline", async () => {
 		const { toolbox } = await tempToolbox();
 		const slow = await toolbox.forge(counter("await new Promise((r) => setTimeout(r, 2000));\nreturn 1;", [{ args: { text: "x" }, expect: "1", timeoutMs: 100 }]), new Map());

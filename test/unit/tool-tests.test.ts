@@ -1,7 +1,7 @@
 // Judging one test case: outputs and expectations are shown exactly (JSON-quoted, whitespace and newlines visible).
 import { describe, expect, it } from "vitest";
 import { ForgeError } from "../../src/errors/forge-error.ts";
-import { firstDifference, judge, quote } from "../../src/forge/tool-tests.ts";
+import { firstDifference, judge, quote, testsChange } from "../../src/forge/tool-tests.ts";
 
 const pass = (text: string) => ({ ok: true as const, text });
 
@@ -70,5 +70,26 @@ describe("firstDifference", () => {
 		expect(firstDifference("abc", "abd")).toBe(2);
 		expect(firstDifference("ab", "abc")).toBe(2);
 		expect(firstDifference("same", "same")).toBe(4);
+	});
+});
+
+describe("testsChange", () => {
+	const a = { args: { text: "a" }, expect: "1" };
+	const b = { args: { text: "" }, expectError: "empty" };
+	const c = { args: { text: "a b" }, equals: 2 };
+
+	it("omitted tests: the previous ones are kept", () => {
+		expect(testsChange([a, b], [a, b], false, 2)).toEqual({ kind: "kept", count: 2, fromVersion: 2 });
+		expect(testsChange([], [], false)).toEqual({ kind: "none" });
+	});
+
+	it("given tests replace the previous ones: kept, added and dropped are counted by args and expectation", () => {
+		expect(testsChange([a, b], [{ ...a, name: "renamed" }, c], true, 3)).toEqual({ kind: "replaced", count: 2, kept: 1, added: 1, dropped: [b], fromVersion: 3 });
+		expect(testsChange([], [a], true)).toEqual({ kind: "replaced", count: 1, kept: 0, added: 1, dropped: [], fromVersion: undefined });
+		expect(testsChange([a], [], true, 1)).toEqual({ kind: "replaced", count: 0, kept: 0, added: 0, dropped: [a], fromVersion: 1 });
+	});
+
+	it("a changed expectation for the same arguments is another case", () => {
+		expect(testsChange([a], [{ ...a, expect: "2" }], true, 1)).toMatchObject({ kept: 0, added: 1, dropped: [a] });
 	});
 });

@@ -1,0 +1,39 @@
+// What forge_tool's success text says: the version and its .bak, the tests' fate, a call that fits the schema.
+import { describe, expect, it } from "vitest";
+import { testsLines } from "../../src/pi/forge-tool.ts";
+
+const a = { args: { text: "a" }, expect: "1" };
+const b = { args: { text: "" }, expectError: "empty" };
+
+describe("testsLines", () => {
+	it("says nothing for a tool without tests before or now", () => {
+		expect(testsLines(undefined, 1)).toEqual([]);
+		expect(testsLines({ kind: "none" }, 2)).toEqual([]);
+	});
+
+	it("kept tests: which version they came from and that they pass now", () => {
+		expect(testsLines({ kind: "kept", count: 2, fromVersion: 3 }, 4)).toEqual(["Tests: the 2 tests of v3 were kept (this call gave no tests) and pass on v4."]);
+	});
+
+	it("first tests of a tool", () => {
+		expect(testsLines({ kind: "replaced", count: 2, kept: 0, added: 2, dropped: [] }, 1)).toEqual(["Tests: 2 new tests."]);
+	});
+
+	it("replaced tests: how many kept, added and dropped, and each dropped case as written", () => {
+		const lines = testsLines({ kind: "replaced", count: 2, kept: 1, added: 1, dropped: [b], fromVersion: 1 }, 2);
+		expect(lines[0]).toBe("Tests: the 2 given tests replace the 2 tests of v1: 1 kept, 1 added, 1 dropped.");
+		expect(lines).toContain(`  - ${JSON.stringify(b)}`);
+		expect(lines.at(-1)).toContain("omit tests to keep the current ones");
+	});
+
+	it("an empty list drops every test and says the tool is now a draft", () => {
+		expect(testsLines({ kind: "replaced", count: 0, kept: 0, added: 0, dropped: [a, b], fromVersion: 5 }, 6)[0]).toBe("Tests: tests was an empty list, so the 2 tests of v5 were dropped: v6 is a draft.");
+	});
+
+	it("lists at most five dropped cases", () => {
+		const dropped = Array.from({ length: 8 }, (_, i) => ({ args: { n: i }, expect: String(i) }));
+		const lines = testsLines({ kind: "replaced", count: 1, kept: 0, added: 1, dropped, fromVersion: 1 }, 2);
+		expect(lines.filter((line) => line.startsWith("  - "))).toHaveLength(5);
+		expect(lines).toContain("  … and 3 more");
+	});
+});
