@@ -31,6 +31,8 @@ export interface SourceLocation {
 }
 
 export interface ForgeErrorDetails {
+	/** The headline's title when the phase's own would mislead (e.g. a schema-phase error that is the logic's slip). */
+	title?: string;
 	tool?: string;
 	location?: SourceLocation;
 	/** The whole source of `forge-<name>.ts`, so the model can repair it. */
@@ -43,7 +45,16 @@ export interface ForgeErrorDetails {
 	schema?: unknown;
 	/** Extra facts worth showing (e.g. every validation issue). */
 	notes?: string[];
+	/**
+	 * What a runtime error came from: the tool's logic (the default), its arguments (a path or address that came in
+	 * with them) or a refused permission. Only a fault of the logic is worth showing the whole source for.
+	 */
+	origin?: ErrorOrigin;
+	/** What the call printed to the console before it failed (bounded). */
+	console?: string;
 }
+
+export type ErrorOrigin = "logic" | "input" | "permission";
 
 export class ForgeError extends Error {
 	readonly phase: ForgePhase;

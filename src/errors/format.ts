@@ -53,7 +53,7 @@ function renderForModel(error: ForgeError, options: ModelFormatOptions): string 
 	const code = options.redact?.code ?? ((text: string) => text);
 	const out: string[] = [];
 
-	out.push(`Agent Forge: ${PHASE_TITLES[error.phase]}${tool ? ` in tool '${tool}'` : ""} (phase: ${error.phase})`);
+	out.push(`Agent Forge: ${titleOf(error)}${tool ? ` in tool '${tool}'` : ""} (phase: ${error.phase})`);
 	out.push(prose(error.message));
 	if (notes?.length) out.push(...notes.map((note) => `  - ${prose(note)}`));
 
@@ -79,8 +79,10 @@ export function formatForPerson(error: ForgeError): string {
 	const { tool, location } = error.details;
 	const where = location ? ` at ${location.file}:${location.line}:${location.column}` : "";
 	const firstLine = error.message.split("\n")[0];
-	return `${tool ? `${tool}: ` : ""}${PHASE_TITLES[error.phase]}${where}: ${firstLine}`;
+	return `${tool ? `${tool}: ` : ""}${titleOf(error)}${where}: ${firstLine}`;
 }
+
+const titleOf = (error: ForgeError) => error.details.title ?? PHASE_TITLES[error.phase];
 
 /** `// ↑ import moved to the top of the file` (src/forge/render.ts): where a hoisted import stood in the logic. */
 const HOISTED = "// ↑ import moved to the top of the file";

@@ -2,6 +2,7 @@
 // is the classic slip, and would otherwise surface later as "undefined" at run time.
 import { parse, type Node } from "acorn";
 import { fullAncestor } from "acorn-walk";
+import { closestName } from "../errors/did-you-mean.ts";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { createPositionMapper } from "../runtime/source-map.ts";
 import type { CompiledCode } from "./transpile.ts";
@@ -44,9 +45,10 @@ export function checkParams(esm: CompiledCode, schema: Record<string, unknown>, 
 	if (unknown.length === 0) return ok(undefined);
 	const toSource = createPositionMapper(esm.map);
 	const [first, ...rest] = unknown.map((read) => ({ ...read, at: toSource(read.line, read.column) }));
-	const suggestion = closest(first.name, declared);
+	const suggestion = closestName(first.name, declared);
 	return fail(
 		new ForgeError("schema", `The logic reads params.${first.name}, but the parameters schema declares no '${first.name}' (it declares: ${declared.join(", ") || "nothing"}).`, {
+			title: "the logic reads a parameter the schema does not declare",
 			location: first.at ? { file, line: first.at.line, column: first.at.column } : undefined,
 			notes: [...new Set(rest.map((r) => `params.${r.name}${r.at ? ` at ${file}:${r.at.line}:${r.at.column}` : ""} is not declared either`))],
 			source,
@@ -55,28 +57,4 @@ export function checkParams(esm: CompiledCode, schema: Record<string, unknown>, 
 				: `Add '${first.name}' to parametersSchema.properties, or read one of the declared parameters instead.`,
 		}),
 	);
-}
-
-/** The declared name nearest by edit distance, if it is plausibly a typo. */
-function closest(name: string, candidates: string[]): string | undefined {
-	let best: { name: string; distance: number } | undefined;
-	for (const candidate of candidates) {
-		const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-		if (!best || distance < best.distance) best = { name: candidate, distance };
-	}
-	return best && best.distance <= Math.max(2, Math.floor(name.length / 2)) ? best.name : candidates.length === 1 ? candidates[0] : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-	const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		let previous = row[0];
-		row[0] = i;
-		for (let j = 1; j <= b.length; j++) {
-			const current = row[j];
-			row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-			previous = current;
-		}
-	}
-	return row[b.length];
 }

@@ -2,6 +2,7 @@
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { compileSchema, forAjv, sharedAjv } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
+import { closestName } from "../errors/did-you-mean.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -54,6 +55,8 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		const notes = (ajv.errors ?? []).map((e) => `${fieldPath("parametersSchema", e.instancePath)}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
 		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
 	}
+	const undeclared = undeclaredRequired(plain);
+	if (undeclared.length) return fail(requiredError(undeclared, plain));
 	try {
 		compileSchema(plain);
 	} catch (error) {
@@ -71,4 +74,71 @@ function findPrototypeKey(value: unknown): string | undefined {
 		if (nested) return nested;
 	}
 	return undefined;
+}
+
+interface UndeclaredRequired {
+	/** Where the object schema is, e.g. `parametersSchema` or `parametersSchema.properties.options`. */
+	at: string;
+	name: string;
+	declared: string[];
+}
+
+const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions"];
+
+/**
+ * Names in `required` that `properties` does not declare: at the top level always, below it wherever an object schema
+ * has `properties` (a bare `required` in an anyOf branch is a legitimate pattern). Names a `patternProperties` covers count as declared.
+ */
+export function undeclaredRequired(schema: JsonSchema, at = "parametersSchema", top = true): UndeclaredRequired[] {
+	const found: UndeclaredRequired[] = [];
+	const properties = isObject(schema.properties) ? schema.properties : undefined;
+	if (Array.isArray(schema.required) && (top || properties)) {
+		const declared = Object.keys(properties ?? {});
+		const patterns = isObject(schema.patternProperties) ? Object.keys(schema.patternProperties).flatMap((p) => safeRegExp(p) ?? []) : [];
+		for (const name of schema.required) {
+			if (typeof name === "string" && !declared.includes(name) && !patterns.some((p) => p.test(name))) found.push({ at, name, declared });
+		}
+	}
+	for (const key of SUBSCHEMA_MAPS) {
+		const map = schema[key];
+		if (isObject(map)) for (const [name, sub] of Object.entries(map)) if (isObject(sub)) found.push(...undeclaredRequired(sub, `${at}.${key}.${name}`, false));
+	}
+	for (const key of SUBSCHEMA_LISTS) {
+		const list = schema[key];
+		if (Array.isArray(list)) list.forEach((sub, i) => isObject(sub) && found.push(...undeclaredRequired(sub, `${at}.${key}[${i}]`, false)));
+	}
+	for (const key of ["items", "additionalProperties"]) {
+		const sub = schema[key];
+		if (isObject(sub)) found.push(...undeclaredRequired(sub, `${at}.${key}`, false));
+	}
+	return found;
+}
+
+function requiredError(undeclared: UndeclaredRequired[], schema: JsonSchema): ForgeError {
+	const [first, ...rest] = undeclared;
+	const suggestion = first.declared.length ? closestName(first.name, first.declared) : undefined;
+	return new ForgeError(
+		"schema",
+		`${first.at}.required names '${first.name}', but ${first.at}.properties does not declare it (it declares: ${first.declared.join(", ") || "nothing"}).`,
+		{
+			notes: rest.map((r) => `${r.at}.required names '${r.name}', which is not declared either`),
+			hint: suggestion
+				? `Did you mean '${suggestion}'? Every name in required must be a key of properties: write '${suggestion}' in required, or declare '${first.name}' in properties.`
+				: `Every name in required must be a key of properties: declare '${first.name}' in properties (with its type and description), or remove it from required.`,
+			schema,
+		},
+	);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function safeRegExp(pattern: string): RegExp | undefined {
+	try {
+		return new RegExp(pattern, "u");
+	} catch {
+		return undefined;
+	}
 }

@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { formatForModel } from "../../src/errors/format.ts";
 import { parseRegistry } from "../../src/store/registry.ts";
 import { snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
@@ -86,6 +87,30 @@ describe("forge", () => {
 		const result = await toolbox.forge({ ...upper, logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' }, new Map());
 		expect(!result.ok && result.error.message).toContain("top-level boom");
 		expect(!result.ok && result.error.details.source).toContain("top-level boom");
+	});
+});
+
+describe("logic and schema that disagree", () => {
+	it("a misnamed params.x is the logic's slip: the headline says so, not that the schema is invalid", async () => {
+		const { toolbox } = await tempToolbox();
+		const result = await toolbox.forge(toolRequest("shout", "return params.txt.toUpperCase();"), new Map());
+		expect(!result.ok && result.error.phase).toBe("schema");
+		if (result.ok) return;
+		const headline = formatForModel(result.error).split("\n")[0];
+		expect(headline).toBe("Agent Forge: the logic reads a parameter the schema does not declare in tool 'shout' (phase: schema)");
+		expect(headline).not.toContain("invalid parameters schema");
+		expect(result.error.details.hint).toMatch(/^Did you mean params\.text\?/);
+	});
+
+	it("a schema whose required names an undeclared property is refused before anything is written", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		await toolbox.flush();
+		const before = await snapshot(dir);
+		const result = await toolbox.forge(toolRequest("shout", "return params.text.toUpperCase();", { parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["txt"] } }), new Map());
+		expect(!result.ok && result.error.phase).toBe("schema");
+		expect(!result.ok && formatForModel(result.error).split("\n")[0]).toBe("Agent Forge: invalid parameters schema in tool 'shout' (phase: schema)");
+		expect(!result.ok && result.error.details.hint).toMatch(/^Did you mean 'text'\?/);
+		expect(await snapshot(dir)).toEqual(before);
 	});
 });
 

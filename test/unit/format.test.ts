@@ -35,6 +35,13 @@ describe("formatForModel", () => {
 		expect(note).toBe("  - first note");
 	});
 
+	it("a title of its own replaces the phase's title in both forms; the phase stays", () => {
+		const error = new ForgeError("schema", "The logic reads params.txt, but the parameters schema declares no 'txt'.", { tool: "demo", title: "the logic reads a parameter the schema does not declare" });
+		expect(formatForModel(error).split("\n")[0]).toBe("Agent Forge: the logic reads a parameter the schema does not declare in tool 'demo' (phase: schema)");
+		expect(formatForPerson(error)).toMatch(/^demo: the logic reads a parameter the schema does not declare: /);
+		expect(formatForModel(error.with({ hint: "h" }))).toContain("the logic reads a parameter");
+	});
+
 	it("says where, as file:line:col and as a line of the logic, with a code frame", () => {
 		expect(text).toContain("at forge-demo.ts:6:18 (line 2 of the logic)");
 		expect(text).toContain("> 6 | const b = a.nope.deeper;\n    |                  ^");

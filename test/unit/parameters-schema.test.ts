@@ -128,3 +128,47 @@ describe("schemas that once broke the shared Ajv", () => {
 		expect(!result.ok && result.error.message).toContain("'__proto__'");
 	});
 });
+
+describe("required names declared properties", () => {
+	const schemaError = (input: unknown) => {
+		const result = validateParametersSchema(input);
+		if (result.ok) throw new Error(`expected ${JSON.stringify(input)} to be refused`);
+		expect(result.error.phase).toBe("schema");
+		return result.error;
+	};
+
+	it("refuses a required name that properties does not declare, with a did-you-mean", () => {
+		const error = schemaError({ type: "object", properties: { text: { type: "string" } }, required: ["txt"] });
+		expect(error.message).toBe("parametersSchema.required names 'txt', but parametersSchema.properties does not declare it (it declares: text).");
+		expect(error.details.hint).toMatch(/^Did you mean 'text'\?/);
+	});
+
+	it("names every undeclared name, also in nested object schemas and array items", () => {
+		const error = schemaError({
+			type: "object",
+			properties: {
+				path: { type: "string" },
+				options: { type: "object", properties: { limit: { type: "integer" } }, required: ["limt"] },
+				rows: { type: "array", items: { type: "object", properties: { id: { type: "string" } }, required: ["ID", "id"] } },
+			},
+			required: ["path", "pth"],
+		});
+		expect(error.message).toContain("parametersSchema.required names 'pth'");
+		expect(error.details.notes).toEqual([
+			"parametersSchema.properties.options.required names 'limt', which is not declared either",
+			"parametersSchema.properties.rows.items.required names 'ID', which is not declared either",
+		]);
+	});
+
+	it("refuses required without any properties at the top level, and says what to do without a guess", () => {
+		const error = schemaError({ type: "object", required: ["text"] });
+		expect(error.message).toContain("(it declares: nothing)");
+		expect(error.details.hint).toMatch(/^Every name in required must be a key of properties: declare 'text'/);
+	});
+
+	it("accepts names covered by patternProperties, and required in anyOf branches without properties", () => {
+		expect(validateParametersSchema({ type: "object", patternProperties: { "^x-": { type: "string" } }, required: ["x-id"] }).ok).toBe(true);
+		const either = { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] };
+		expect(validateParametersSchema(either).ok).toBe(true);
+	});
+});
