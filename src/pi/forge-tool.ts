@@ -4,6 +4,7 @@ import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
 import { type TestsChange, describeTest } from "../forge/tool-tests.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import { exampleArgs } from "../schema/example-args.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
@@ -115,18 +116,6 @@ function forgeDetails(forged: Forged, previousSource: string | undefined): Forge
 		checks: checksOf(forged),
 		...(diff ? { diff: diff.length > MAX_DIFF_CHARS ? `${diff.slice(0, MAX_DIFF_CHARS)}\n… (diff cut)` : diff } : {}),
 	};
-}
-
-/** Placeholder arguments from a schema's required properties, to show the call shape. */
-function exampleArgs(schema: Record<string, unknown>): Record<string, unknown> {
-	const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-	const required = Array.isArray(schema.required) ? (schema.required as string[]) : Object.keys(properties).slice(0, 3);
-	const example: Record<string, unknown> = {};
-	for (const key of required) {
-		const type = properties[key]?.type;
-		example[key] = type === "number" || type === "integer" ? 0 : type === "boolean" ? false : type === "array" ? [] : type === "object" ? {} : "…";
-	}
-	return example;
 }
 
 /** Models sometimes send an object-typed argument as JSON text; accept it before pi validates the arguments. */

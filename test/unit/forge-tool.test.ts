@@ -1,6 +1,28 @@
 // What forge_tool's success text says: the version and its .bak, the tests' fate, a call that fits the schema.
 import { describe, expect, it } from "vitest";
-import { testsLines } from "../../src/pi/forge-tool.ts";
+import type { Forged } from "../../src/forge/pipeline.ts";
+import { forgeSuccessText, testsLines } from "../../src/pi/forge-tool.ts";
+
+const forged = (parameters: Record<string, unknown>, overrides: Partial<Forged> = {}): Forged =>
+	({
+		meta: { name: "pager", description: "Page through a list.", parameters, version: 1, hash: "h", createdAt: "", updatedAt: "" },
+		source: "",
+		compiled: { code: "" },
+		backedUp: false,
+		stamps: {},
+		...overrides,
+	}) as Forged;
+
+describe("forgeSuccessText", () => {
+	it("the usage example honours the schema's constraints", () => {
+		const schema = {
+			type: "object",
+			properties: { page: { type: "integer", minimum: 1 }, order: { type: "string", enum: ["asc", "desc"] }, text: { type: "string" } },
+			required: ["page", "order", "text"],
+		};
+		expect(forgeSuccessText(forged(schema))).toContain('Use it now: use_forge_tool with {"name":"pager","args":{"page":1,"order":"asc","text":"…"}}');
+	});
+});
 
 const a = { args: { text: "a" }, expect: "1" };
 const b = { args: { text: "" }, expectError: "empty" };
