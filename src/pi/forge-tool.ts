@@ -56,7 +56,8 @@ export function createForgeTool(session: ForgeSession) {
 			const result = await toolbox.forge(params, session.takenNames());
 			if (!result.ok) throw toPiError(result.error, ctx.cwd);
 			const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
-			const similar = mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
+			// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
+			const similar = result.value.previous ? undefined : mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
 			return { content: [{ type: "text", text: forgeSuccessText(result.value, similar) }], details: forgeDetails(result.value, previous) };
 		},
 		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
