@@ -55,3 +55,33 @@ export function renderTool(template: string, input: RenderInput): RenderedTool {
 function indentAfterFirstLine(text: string, indent: string): string {
 	return text.replace(/\n/g, `\n${indent}`);
 }
+
+export interface ExtractedLogic {
+	/** The logic as forge_tool takes it: the body of `execute`, with the imports the forge moved to the header put back. */
+	logic: string;
+	/** Lines of the file the body of `execute` spans, 1-based, inclusive. */
+	startLine: number;
+	endLine: number;
+	/** Whether imports were put back (then `logic` differs from the file's lines). */
+	restoredImports: boolean;
+}
+
+/**
+ * The inverse of `renderTool` for a file in the template's shape: the logic to pass to forge_tool again. Undefined
+ * when the file is not in that shape (a hand-written file), so no wrong logic is ever offered.
+ */
+export function extractLogic(source: string): ExtractedLogic | undefined {
+	const lines = source.split("\n");
+	const execute = lines.findIndex((line) => /^export\s+async\s+function\s+execute\s*\(.*\{\s*$/.test(line));
+	const closing = lines.findLastIndex((line) => /^\}\s*$/.test(line));
+	const metadata = lines.findIndex((line) => line.startsWith("export const metadata"));
+	if (execute < 0 || closing <= execute || metadata < 0) return undefined;
+	const body = lines.slice(execute + 1, closing);
+	// The template's own two imports come first; the hoisted ones follow them.
+	const hoisted = lines.slice(0, metadata).filter((line) => /^import\s/.test(line)).slice(2);
+	const markers = body.filter((line) => line.trim() === HOISTED_MARKER).length;
+	if (markers !== hoisted.length) return undefined;
+	let next = 0;
+	const logic = body.map((line) => (line.trim() === HOISTED_MARKER ? hoisted[next++] : line)).join("\n");
+	return { logic, startLine: execute + 2, endLine: closing, restoredImports: hoisted.length > 0 };
+}

@@ -1,12 +1,23 @@
-// `list_forge`: the toolbox for the model — name, description, version, status, last use; with a query, best matches first.
+// `list_forge`: the toolbox for the model — name, description, version, status, last use; with a query, best matches
+// first; with a name, that tool in full (tool-detail.ts).
 import { type Static, Type } from "typebox";
-import type { ToolView } from "../toolbox/toolbox.ts";
+import { basename, isAbsolute, relative } from "node:path";
+import { closeNames } from "../errors/did-you-mean.ts";
+import { ForgeError } from "../errors/forge-error.ts";
+import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { hashSource, parseMeta } from "../store/tool-files.ts";
+import type { Toolbox, ToolView } from "../toolbox/toolbox.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import { toPiError } from "./output.ts";
+import { formatToolDetail } from "./tool-detail.ts";
 import { defineTool } from "./pi-exports.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 
 export const listForgeSchema = Type.Object({
 	query: Type.Optional(Type.String({ description: "Words describing the tool you need; the best matches come first." })),
+	name: Type.Optional(
+		Type.String({ description: "A forged tool's exact name: that tool in full (description, parameters schema, tests, state, version and its current source), e.g. before changing it." }),
+	),
 });
 
 export type ListForgeInput = Static<typeof listForgeSchema>;
@@ -18,15 +29,54 @@ export function createListForge(session: ForgeSession) {
 	return defineTool({
 		name: "list_forge",
 		label: "List forged tools",
-		description: `List forged tools (name, description, version, status ok/broken, last use). With a query, the best matches first (at most ${LIST_LIMIT}).`,
+		description:
+			`List forged tools (name, description, version, status ok/broken, last use). With a query, the best matches first (at most ${LIST_LIMIT}). ` +
+			"With a name, that tool in full: description, parameters schema, tests, state and its current source (read it before re-forging the tool).",
 		promptSnippet: "List or search your forged tools",
 		parameters: listForgeSchema,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
+			if (params.name?.trim()) return describeTool(toolbox, params.name.trim(), ctx.cwd);
 			const listing = toolbox.list(params.query, LIST_LIMIT);
 			const text = formatListing(listing, params.query, new Date());
 			return { content: [{ type: "text", text }], details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) } };
 		},
+	});
+}
+
+/** One tool in full, redacted like everything the model reads; an unknown name is an error naming close matches. */
+async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
+	const view = toolbox.view(name);
+	if (!view) throw toPiError(unknownToolError(name, toolbox), cwd);
+	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
+	const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
+	const file = toolbox.store.tsPath(name);
+	const fromProject = relative(cwd, file);
+	const path = fromProject.startsWith("..") || isAbsolute(fromProject) ? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)` : fromProject;
+	const detail = { ...view, source, tests: meta?.ok ? (meta.value.tests ?? []) : [], edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash, path };
+	const text = redactSecrets(formatToolDetail(detail, new Date()), sensitiveEnvValues(process.env));
+	return { content: [{ type: "text" as const, text }], details: { name, version: view.entry.version, state: view.state } };
+}
+
+const CLOSE_MATCHES = 5;
+
+/** Typos of the name first, then the tools a search for its words finds. */
+export function unknownToolError(name: string, toolbox: Pick<Toolbox, "entries" | "list">): ForgeError {
+	const entries = toolbox.entries();
+	const byName = closeNames(name, entries.map((e) => e.name), CLOSE_MATCHES);
+	const bySearch = toolbox.list(name.replace(/[-_]/g, " "), CLOSE_MATCHES).tools.map((t) => t.entry.name);
+	const names = [...new Set([...byName, ...bySearch])].slice(0, CLOSE_MATCHES);
+	const described = names.map((n) => {
+		const description = entries.find((e) => e.name === n)?.description ?? "";
+		return `${n} (${description.length > 80 ? `${description.slice(0, 80)}…` : description})`;
+	});
+	return new ForgeError("not-found", `There is no forged tool named '${name}'.`, {
+		notes: described.length ? [`Close matches: ${described.join("; ")}`] : [],
+		hint: names.length
+			? `Call list_forge with {"name":"${names[0]}"} for that tool in full, or with a query to search by what the tool does.`
+			: entries.length
+				? "Call list_forge without arguments to see every tool, or with a query to search by what the tool does."
+				: "The toolbox is empty: create the tool with forge_tool.",
 	});
 }
 

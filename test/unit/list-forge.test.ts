@@ -64,3 +64,22 @@ describe("/forge parsing and completion", async () => {
 		expect(forgeCompletions("list wo", ["word-count"])).toBeNull();
 	});
 });
+
+describe("list_forge with an unknown name", async () => {
+	const { unknownToolError } = await import("../../src/pi/list-forge.ts");
+	const tools = [entry("word-count", { description: "Count the words in a text." }), entry("json-pick"), entry("todo-scan")];
+	const box = (found: string[] = []) => ({ entries: () => tools, list: () => ({ total: tools.length, matched: found.length, tools: found.map((name) => ({ entry: tools.find((t) => t.name === name)!, state: "ok" as const })) }) });
+
+	it("names close matches, typos first, then search hits, and how to see one in full", () => {
+		const error = unknownToolError("wordcount", box(["todo-scan"]));
+		expect(error.phase).toBe("not-found");
+		expect(error.message).toBe("There is no forged tool named 'wordcount'.");
+		expect(error.details.notes).toEqual(["Close matches: word-count (Count the words in a text.); todo-scan (The todo-scan tool.)"]);
+		expect(error.details.hint).toBe('Call list_forge with {"name":"word-count"} for that tool in full, or with a query to search by what the tool does.');
+	});
+
+	it("without a close match, points to the list; with an empty toolbox, to forge_tool", () => {
+		expect(unknownToolError("zzz", box()).details.hint).toMatch(/^Call list_forge without arguments/);
+		expect(unknownToolError("zzz", { entries: () => [], list: () => ({ total: 0, matched: 0, tools: [] }) }).details.hint).toMatch(/toolbox is empty/);
+	});
+});

@@ -1,6 +1,6 @@
 // Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
 import { describe, expect, it } from "vitest";
-import { HOISTED_MARKER, hoistImports, renderTool } from "../../src/forge/render.ts";
+import { HOISTED_MARKER, extractLogic, hoistImports, renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
@@ -154,5 +154,31 @@ describe("hoisting keeps comments", () => {
 		const { imports, body } = hoistImports("// c\nimport fs from 'node:fs';\n\n// another\nreturn 1;");
 		expect(imports).toEqual(["import fs from 'node:fs';"]);
 		expect(body).toBe(`// c\n${HOISTED_MARKER}\n\n// another\nreturn 1;`);
+	});
+});
+
+describe("extractLogic: the logic back from a rendered file", () => {
+	const template = loadTemplate();
+	const render = (logic: string) => renderTool(template, { name: "t", description: "d", parameters: { type: "object" }, logic }).source;
+
+	it.each([
+		["a plain body", "const n = params.text.length;\nreturn n;"],
+		["a body with a block closed at column 0", "if (!params.text) {\n\tthrow new Error('empty');\n}\nreturn 1;"],
+		["hoisted imports, a comment kept between them", 'import { readFile } from "node:fs/promises";\n// the path module\nimport * as path from "node:path";\nreturn path.sep + (await readFile("x", "utf8"));'],
+	])("gives back %s exactly, with the lines it spans", (_label, logic) => {
+		const source = render(logic);
+		const extracted = extractLogic(source);
+		expect(extracted?.logic).toBe(logic);
+		const lines = source.split("\n");
+		expect(lines[extracted!.startLine - 2]).toMatch(/^export async function execute/);
+		expect(lines[extracted!.endLine]).toBe("}");
+		expect(extracted?.restoredImports).toBe(logic.startsWith("import"));
+		expect(render(extracted!.logic)).toBe(source);
+	});
+
+	it("gives nothing for a file not in the template's shape", () => {
+		expect(extractLogic("export default function () {}\n")).toBeUndefined();
+		const source = render('import { sep } from "node:path";\nreturn sep;');
+		expect(extractLogic(source.replace(HOISTED_MARKER, "// edited"))).toBeUndefined();
 	});
 });
