@@ -47,7 +47,7 @@ export function formatForModel(error: ForgeError, options: ModelFormatOptions = 
 }
 
 function renderForModel(error: ForgeError, options: ModelFormatOptions): string {
-	const { tool, location, source, hint, stack, args, schema, notes } = error.details;
+	const { tool, location, source, hint, stack, args, schema, notes, console: printed, origin } = error.details;
 	const maxJson = options.maxJsonChars ?? 2000;
 	const prose = options.redact?.prose ?? ((text: string) => text);
 	const code = options.redact?.code ?? ((text: string) => text);
@@ -66,8 +66,11 @@ function renderForModel(error: ForgeError, options: ModelFormatOptions): string 
 	if (stack?.length) out.push("", "Stack (lines of the forged file):", ...stack.map((frame) => `  ${prose(frame)}`));
 	if (args !== undefined) out.push("", `Arguments: ${prose(boundedJson(args, maxJson))}`);
 	if (schema !== undefined) out.push("", `Parameters schema: ${boundedJson(schema, maxJson)}`);
+	if (printed !== undefined) out.push("", "Console output of the call:", prose(boundedTail(printed, maxJson)));
 	if (hint) out.push("", `Hint: ${prose(hint)}`);
-	if (source) {
+	// A bad argument or a refused permission is not repaired in the code: the listing would only invite an edit.
+	const logicAtFault = origin !== "input" && origin !== "permission" && error.phase !== "permission";
+	if (source && logicAtFault) {
 		const file = location?.file ?? (tool ? `forge-${tool}.ts` : "the forged file");
 		out.push("", `Source of ${file}:`, code(numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line })));
 	}
@@ -107,6 +110,11 @@ export function logicLineOf(source: string, fileLine: number): number | undefine
 	}
 	if (fileLine === executeLine || (closingLine > executeLine && fileLine >= closingLine)) return undefined;
 	return fileLine - executeLine;
+}
+
+/** The end of a long text: the last lines printed before a failure tell the most. */
+function boundedTail(text: string, maxChars: number): string {
+	return text.length > maxChars ? `… (${text.length - maxChars} earlier characters left out)\n${text.slice(-maxChars)}` : text;
 }
 
 function boundedJson(value: unknown, maxChars: number): string {

@@ -4,7 +4,7 @@ import { Type } from "typebox";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { runHostFor } from "./host.ts";
-import { toPiError, truncateOutput } from "./output.ts";
+import { modelRedaction, toPiError, truncateOutput } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
 
 export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI) {
@@ -23,7 +23,7 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 export async function runForgedTool(session: ForgeSession, pi: ExtensionAPI, name: string, args: unknown, signal: AbortSignal | undefined, ctx: ExtensionContext) {
 	session.ui.attach(ctx);
 	const toolbox = await session.toolboxFor(ctx);
-	const result = await toolbox.use(name, args, { signal, host: runHostFor(pi, ctx) });
+	const result = await toolbox.use(name, args, { signal, host: runHostFor(pi, ctx), redact: (text) => modelRedaction(ctx.cwd).prose(text) });
 	if (!result.ok) throw toPiError(result.error, ctx.cwd);
 	const { content, details, truncated } = truncateOutput(result.value);
 	return { content, details: { tool: name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };

@@ -29,12 +29,13 @@ export function truncateOutput(output: ToolOutput): TruncatedOutput {
  * with secrets and host paths outside the project (`cwd`) redacted.
  */
 export function toPiError(error: ForgeError, cwd: string = process.cwd()): Error {
+	return new Error(formatForModel(error, { redact: modelRedaction(cwd) }));
+}
+
+/** How text bound for the model is scrubbed: `prose` (messages, arguments, console output) and `code` (listings). */
+export function modelRedaction(cwd: string = process.cwd()): { prose(text: string): string; code(text: string): string } {
 	const context = { projectDir: realOrSelf(cwd), homeDir: homedir(), tempDir: realOrSelf(tmpdir()), secretValues: sensitiveEnvValues(process.env) };
-	return new Error(
-		formatForModel(error, {
-			redact: { prose: (text) => redactForModel(text, context), code: (text) => redactSecrets(text, context.secretValues) },
-		}),
-	);
+	return { prose: (text) => redactForModel(text, context), code: (text) => redactSecrets(text, context.secretValues) };
 }
 
 function realOrSelf(path: string): string {

@@ -1,8 +1,11 @@
 // Runs forged tools inside pi's process: fast, but it cannot stop a synchronous loop (the isolated runner can).
+// A module's `console` is its own: what a call prints is kept for that call, not written to pi's terminal.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
 import { preflightLoad } from "../forge/preflight.ts";
+import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
-import type { RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
+import type { RunOutcome, RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
 import { createPositionMapper, type PositionMapper } from "./source-map.ts";
 import { runtimeError } from "./runtime-error.ts";
 
@@ -18,8 +21,11 @@ export class InlineRunner implements Runner {
 	readonly kind = "inline";
 	readonly preflight = preflightLoad;
 	private readonly loaded = new Map<string, LoadedTool>();
+	/** The console buffer of the call whose code runs now (timers and promises it starts included). */
+	private readonly calls = new AsyncLocalStorage<ConsoleBuffer>();
+	private readonly console = createCapturingConsole(() => this.calls.getStore());
 
-	async run(request: RunRequest): Promise<Result<unknown>> {
+	async run(request: RunRequest): Promise<Result<RunOutcome>> {
 		const { tool } = request;
 		const loaded = this.load(tool);
 		if (!loaded.ok) return loaded;
@@ -51,10 +57,14 @@ export class InlineRunner implements Runner {
 		});
 		if (request.signal?.aborted) abortFromCaller();
 
+		const output = new ConsoleBuffer();
 		try {
-			return ok(await Promise.race([Promise.resolve().then(() => execute(request.params, request.host.pi, ctx)), stopped]));
+			const value = await Promise.race([this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, request.host.pi, ctx))), stopped]);
+			return ok({ value, console: output.text() });
 		} catch (error) {
-			return fail(error instanceof ForgeError ? error : runtimeError(error, tool, mapper));
+			const failure = error instanceof ForgeError ? error : runtimeError(error, tool, mapper, { params: request.params, cwd: request.cwd });
+			const printed = output.text();
+			return fail(printed === undefined ? failure : failure.with({ console: printed }));
 		} finally {
 			clearTimeout(timer);
 			request.signal?.removeEventListener("abort", abortFromCaller);
@@ -67,7 +77,7 @@ export class InlineRunner implements Runner {
 		if (cached?.hash === tool.hash) return ok(cached);
 		const mapper = createPositionMapper(tool.code.map);
 		try {
-			const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name));
+			const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name), this.console);
 			if (typeof exports.execute !== "function") {
 				return fail(new ForgeError("shape", `${tool.file} does not export an \`execute\` function.`, { tool: tool.name }));
 			}

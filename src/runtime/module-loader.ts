@@ -27,10 +27,13 @@ export function coreLibraryRequire(tool: string, provide: ModuleProvider = hostM
 	};
 }
 
-/** Runs the module body and returns its exports. `filename` is what stack frames will name. */
-export function evaluateModule(code: string, filename: string, require: (specifier: string) => unknown): Record<string, unknown> {
-	const wrapper = compileFunction(code, ["exports", "require", "module", "__filename", "__dirname"], { filename });
+/**
+ * Runs the module body and returns its exports. `filename` is what stack frames will name; `console`, when given, is
+ * the module's own `console` (a runner's capturing one), in place of the global.
+ */
+export function evaluateModule(code: string, filename: string, require: (specifier: string) => unknown, console: unknown = globalThis.console): Record<string, unknown> {
+	const wrapper = compileFunction(code, ["exports", "require", "module", "__filename", "__dirname", "console"], { filename });
 	const module = { exports: {} as Record<string, unknown> };
-	wrapper.call(module.exports, module.exports, require, module, filename, "");
+	wrapper.call(module.exports, module.exports, require, module, filename, "", console);
 	return module.exports;
 }

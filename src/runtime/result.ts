@@ -19,6 +19,17 @@ export function normaliseResult(value: unknown): ToolOutput {
 	return { content: [{ type: "text", text: stringify(value) }] };
 }
 
+/**
+ * A call that returned nothing but printed to the console: what it printed becomes its output (else it is lost to
+ * the model), with a word on returning it instead. Any other output is kept as it is.
+ */
+export function withConsole(output: ToolOutput, printed: string | undefined): ToolOutput {
+	const [only, ...rest] = output.content;
+	if (printed === undefined || rest.length > 0 || only?.type !== "text" || only.text !== NO_VALUE_TEXT) return output;
+	const text = `(the tool returned no value; below is what it printed to the console. Return the result from execute instead of printing it.)\n${printed}`;
+	return { ...output, content: [{ type: "text", text }] };
+}
+
 function isToolResult(value: unknown): value is { content: ContentBlock[]; details?: unknown } {
 	if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content)) return false;
 	return (value as { content: unknown[] }).content.every(

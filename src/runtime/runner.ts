@@ -48,10 +48,19 @@ export interface RunHost {
 	select?(title: string, options: string[]): Promise<string | undefined>;
 }
 
+/** What a call produced: the value `execute` returned, and what it printed to the console meanwhile (bounded). */
+export interface RunOutcome {
+	value: unknown;
+	console?: string;
+}
+
 export interface Runner {
 	readonly kind: string;
-	/** Runs `execute` and returns its raw value, or a ForgeError (runtime, timeout, aborted, load, import). */
-	run(request: RunRequest): Promise<Result<unknown>>;
+	/**
+	 * Runs `execute` and returns its raw value, or a ForgeError (runtime, timeout, aborted, load, import) that carries
+	 * the call's console output in `details.console`.
+	 */
+	run(request: RunRequest): Promise<Result<RunOutcome>>;
 	/** Loads a staged module where this runner runs code, and checks its shape. */
 	readonly preflight: PreflightLoader;
 	/** Drops anything cached for a tool (after a re-forge or removal). */

@@ -1,21 +1,27 @@
-// A throw from inside a forged tool, turned into a ForgeError located in `forge-<name>.ts` (both runners use it).
+// A throw from inside a forged tool, turned into a ForgeError located in `forge-<name>.ts` (both runners use it):
+// the message with its chain of causes, and a hint that says what to change (the logic, an argument, or a grant).
 import { ForgeError } from "../errors/forge-error.ts";
+import { type CallInput, causeLines, diagnose } from "./error-origin.ts";
 import type { RunnableTool } from "./runner.ts";
 import type { PositionMapper } from "./source-map.ts";
 import { mapStack } from "./stack.ts";
 
-/** A throw from the tool, as a ForgeError located in `forge-<name>.ts`. */
-export function runtimeError(error: unknown, tool: RunnableTool, mapper: PositionMapper): ForgeError {
+/** A throw from the tool, as a ForgeError located in `forge-<name>.ts`; `input` (the call's arguments) lets it tell a bad argument from a bug. */
+export function runtimeError(error: unknown, tool: RunnableTool, mapper: PositionMapper, input?: CallInput): ForgeError {
 	if (error instanceof ForgeError) return error;
-	const message = error instanceof Error ? `${error.name}: ${error.message}` : `Thrown value: ${describeThrown(error)}`;
+	const headline = error instanceof Error ? `${error.name}: ${error.message}` : `Thrown value: ${describeThrown(error)}`;
+	const message = [headline, ...causeLines(error)].join("\n");
 	const { location, frames } = mapStack(error instanceof Error ? error.stack : undefined, tool.path, mapper, tool.file);
+	const { origin, hint } = diagnose(error, input);
 	return new ForgeError("runtime", message, {
 		tool: tool.name,
 		location,
 		stack: frames,
-		hint: location
-			? `Fix the logic at ${location.file}:${location.line} and call forge_tool again with the corrected logic.`
-			: "Fix the logic and call forge_tool again with the corrected logic.",
+		origin,
+		hint: hint ??
+			(location
+				? `Fix the logic at ${location.file}:${location.line} and call forge_tool again with the corrected logic.`
+				: "Fix the logic and call forge_tool again with the corrected logic."),
 	}, { cause: error });
 }
 

@@ -10,7 +10,7 @@ import { type ForgeRequest, type Forged, type PreviousVersion, type TestRunner, 
 import { type TestVerdict, judge } from "../forge/tool-tests.ts";
 import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import { normaliseResult, outputText, type ToolOutput } from "../runtime/result.ts";
+import { normaliseResult, outputText, type ToolOutput, withConsole } from "../runtime/result.ts";
 import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
 import { forgetValidator, validateArguments } from "../schema/arguments.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
@@ -55,6 +55,8 @@ export type ToolboxEvent =
 export interface UseOptions {
 	signal?: AbortSignal;
 	host: RunHost;
+	/** Scrubs what the call printed to the console before it becomes output the model reads. */
+	redact?: (text: string) => string;
 }
 
 export interface UseSuccess extends ToolOutput {
@@ -414,7 +416,7 @@ export class Toolbox {
 			const outcome = args.ok
 				? await this.runner.run({ tool, params: args.value, cwd: this.config.cwd, timeoutMs: test.timeoutMs ?? this.config.timeoutMs, host: TEST_HOST })
 				: args;
-			verdicts.push(judge(test, index, outcome.ok ? { ok: true, text: outputText(normaliseResult(outcome.value)) } : { ok: false, error: outcome.error }));
+			verdicts.push(judge(test, index, outcome.ok ? { ok: true, text: outputText(withConsole(normaliseResult(outcome.value.value), outcome.value.console)) } : { ok: false, error: outcome.error }));
 		}
 		this.runner.forget(tool.key ?? tool.name);
 		return verdicts;
@@ -475,7 +477,9 @@ export class Toolbox {
 		this.health.record(entry.name, { ok: outcome.ok, durationMs, at: this.now(), error: outcome.ok ? undefined : outcome.error.toData() });
 		this.emit({ type: "executed", name: entry.name, ok: outcome.ok, durationMs });
 		if (!outcome.ok) return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));
-		return ok({ ...normaliseResult(outcome.value), durationMs, version: entry.version });
+		const printed = outcome.value.console;
+		const output = withConsole(normaliseResult(outcome.value.value), printed === undefined || !options.redact ? printed : options.redact(printed));
+		return ok({ ...output, durationMs, version: entry.version });
 	}
 
 	/** The compiled code of a tool: from memory, the disk cache, else compiled now (and checked again). */

@@ -98,6 +98,31 @@ describe("formatForModel", () => {
 	});
 });
 
+describe("formatForModel for a fault that is not the logic's", () => {
+	it("shows what the call printed, redacted as prose and bounded to its end", () => {
+		const printed = `${"x".repeat(3000)}\nlast line with SECRET`;
+		const text = formatForModel(runtimeError.with({ console: printed }), { redact: { prose: (t) => t.replace("SECRET", "[redacted]"), code: (t) => t } });
+		const section = text.split("Console output of the call:\n")[1].split("\n\nHint:")[0];
+		expect(section).toMatch(/^… \(\d+ earlier characters left out\)\n/);
+		expect(section.endsWith("last line with [redacted]")).toBe(true);
+		expect(section.length).toBeLessThan(2100);
+	});
+
+	it("leaves the source listing out for a bad argument or a refused permission, keeping the code frame and the hint", () => {
+		for (const error of [
+			runtimeError.with({ origin: "input", hint: "Call the tool again with a params.file that exists." }),
+			runtimeError.with({ origin: "permission" }),
+			new ForgeError("permission", "'demo' may not run commands.", { ...runtimeError.details, hint: "agent-forge grant demo exec" }),
+		]) {
+			const text = formatForModel(error);
+			expect(text).not.toContain("Source of");
+			expect(text).toContain("> 6 | const b = a.nope.deeper;");
+			expect(text).toContain(`Hint: ${error.details.hint}`);
+		}
+		expect(formatForModel(runtimeError.with({ origin: "logic" }))).toContain("Source of forge-demo.ts:");
+	});
+});
+
 describe("formatForPerson", () => {
 	it("is one line with tool, phase title, location and the first line of the message", () => {
 		const multi = new ForgeError("syntax", 'Unexpected ";"\nmore detail', { tool: "demo", location: { file: "forge-demo.ts", line: 12, column: 5 } });

@@ -1,6 +1,6 @@
 // What a forged tool returned, normalised into pi's content blocks.
 import { describe, expect, it } from "vitest";
-import { NO_VALUE_TEXT, normaliseResult, outputText, stringify } from "../../src/runtime/result.ts";
+import { NO_VALUE_TEXT, normaliseResult, outputText, stringify, withConsole } from "../../src/runtime/result.ts";
 
 const textOf = (value: unknown) => {
 	const { content } = normaliseResult(value);
@@ -105,5 +105,20 @@ describe("stringify keeps shared values", () => {
 	});
 	it("an empty pi result says there was no value", () => {
 		expect(normaliseResult({ content: [] }).content).toEqual([{ type: "text", text: NO_VALUE_TEXT }]);
+	});
+});
+
+describe("withConsole", () => {
+	it("turns what a call printed into its output when it returned nothing, saying to return it instead", () => {
+		for (const value of [undefined, null, { content: [] }]) {
+			expect(outputText(withConsole(normaliseResult(value), "hello\nworld"))).toBe(
+				"(the tool returned no value; below is what it printed to the console. Return the result from execute instead of printing it.)\nhello\nworld",
+			);
+		}
+	});
+
+	it("leaves a returned value alone, and a call that printed nothing", () => {
+		expect(withConsole(normaliseResult("value"), "debug line")).toEqual(normaliseResult("value"));
+		expect(withConsole(normaliseResult(undefined), undefined)).toEqual(normaliseResult(undefined));
 	});
 });

@@ -13,7 +13,7 @@ import { safeEnvironment } from "../../policy/capability.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
 import { InlineRunner } from "../inline-runner.ts";
 import { locateTypebox } from "../typebox.ts";
-import type { RunHost, RunRequest, Runner } from "../runner.ts";
+import type { RunHost, RunOutcome, RunRequest, Runner } from "../runner.ts";
 import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
@@ -108,7 +108,7 @@ export class IsolatedRunner implements Runner {
 		return ok(outcome.value as ModuleShape);
 	};
 
-	async run(request: RunRequest): Promise<Result<unknown>> {
+	async run(request: RunRequest): Promise<Result<RunOutcome>> {
 		const { tool } = request;
 		if (this.inlineGranted(tool.name)) return this.inline.run(request);
 		const started = performance.now();
@@ -125,7 +125,7 @@ export class IsolatedRunner implements Runner {
 			outcome: outcome.ok ? "ok" : outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory" ? outcome.error.phase : "error",
 			...(outcome.ok ? {} : { detail: outcome.error.message.slice(0, 300) }),
 		});
-		return outcome;
+		return outcome as Result<RunOutcome>;
 	}
 
 	/** Sends one job to the host and settles it by its result, its deadline, cancellation or the host's death. */
@@ -228,7 +228,7 @@ export class IsolatedRunner implements Runner {
 			case "preflight-result": {
 				const entry = this.pending.get(message.callId);
 				if (!entry) return;
-				if (message.ok) entry.finish(ok(message.type === "result" ? message.output : message.shape));
+				if (message.ok) entry.finish(ok(message.type === "result" ? { value: message.output, console: message.console } : message.shape));
 				else entry.finish(fail(toForgeError(message.error)));
 				return;
 			}
@@ -340,7 +340,7 @@ export class IsolatedRunner implements Runner {
 }
 
 function toForgeError(error: WireError): ForgeError {
-	return new ForgeError(error.phase, error.message, { location: error.location, stack: error.stack, hint: error.hint, notes: error.notes });
+	return new ForgeError(error.phase, error.message, { location: error.location, stack: error.stack, hint: error.hint, notes: error.notes, origin: error.origin, console: error.console });
 }
 
 /** Symlinks resolved (macOS's /tmp is /private/tmp); for a path that does not exist yet, its nearest existing parent's. */

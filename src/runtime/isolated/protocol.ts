@@ -1,7 +1,7 @@
 // Messages between pi's process (the parent), the runner host (a child process under Node's permission model)
 // and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable.
 import type { MessagePort } from "node:worker_threads";
-import type { ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
+import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
 import type { ToolOutput } from "../result.ts";
 
 /** What the host needs to run a tool: the code itself, never a path into the toolbox. */
@@ -39,6 +39,10 @@ export interface WireError {
 	notes?: string[];
 	/** Node's error code (ENOENT…) for errors a tool may test for. */
 	code?: string;
+	/** Whether the logic, an argument or a refused permission caused it (see ForgeErrorDetails). */
+	origin?: ErrorOrigin;
+	/** What the call printed to the console before it failed (bounded). */
+	console?: string;
 }
 
 /** A file operation, named after its `fs/promises` function; paths already absolute. */
@@ -102,7 +106,7 @@ export type ToHost =
 // host → parent
 export type FromHost =
 	| { type: "ready" }
-	| { type: "result"; callId: number; ok: true; output: ToolOutput }
+	| { type: "result"; callId: number; ok: true; output: ToolOutput; console?: string }
 	| { type: "result"; callId: number; ok: false; error: WireError }
 	| { type: "preflight-result"; callId: number; ok: true; shape: PreflightShape }
 	| { type: "preflight-result"; callId: number; ok: false; error: WireError }
@@ -117,7 +121,7 @@ export type FromHost =
 export type ToWorker = { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext } | { type: "cancel"; callId: number };
 
 export type FromWorker =
-	| { type: "result"; callId: number; ok: true; output: ToolOutput }
+	| { type: "result"; callId: number; ok: true; output: ToolOutput; console?: string }
 	| { type: "result"; callId: number; ok: false; error: WireError }
 	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" };
 

@@ -1,9 +1,12 @@
 // A worker thread in the runner host that runs one forged tool: its code arrives with the worker (it never reads the
-// toolbox), its modules are the facades, and what it returns or throws goes back as data.
+// toolbox), its modules are the facades, and what it returns or throws goes back as data, with what each call printed
+// to the console (the worker's console, global included, writes into the buffer of the call that prints).
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { ForgeError } from "../../errors/forge-error.ts";
+import { ConsoleBuffer, createCapturingConsole } from "../console-capture.ts";
+import type { CallInput } from "../error-origin.ts";
 import { runtimeError } from "../runtime-error.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
 import { normaliseResult, type ToolOutput } from "../result.ts";
@@ -35,11 +38,14 @@ const provide = (specifier: string) => {
 const pi = createPiFacade(broker);
 const tool: RunnableTool = { ...data.tool, code: { code: data.tool.code, map: data.tool.map } };
 const mapper = createPositionMapper(data.tool.map);
+const consoles = new Map<number, ConsoleBuffer>();
+const capturing = createCapturingConsole(() => consoles.get(currentCall.getStore()?.callId ?? 0));
+Object.defineProperty(globalThis, "console", { value: capturing, configurable: true, writable: true });
 
 let execute: ((params: unknown, pi: unknown, ctx: unknown) => unknown) | undefined;
 let loadError: WireError | undefined;
 try {
-	const exports = evaluateModule(data.tool.code, data.tool.path, coreLibraryRequire(data.tool.name, provide));
+	const exports = evaluateModule(data.tool.code, data.tool.path, coreLibraryRequire(data.tool.name, provide), capturing);
 	if (typeof exports.execute === "function") execute = exports.execute as typeof execute;
 	else loadError = { phase: "shape", message: `${data.tool.file} does not export an \`execute\` function.` };
 } catch (error) {
@@ -66,6 +72,8 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 	}
 	const controller = new AbortController();
 	calls.set(callId, controller);
+	const output = new ConsoleBuffer();
+	consoles.set(callId, output);
 	const ctx = {
 		cwd: context.cwd,
 		signal: controller.signal,
@@ -75,29 +83,33 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 	};
 	try {
 		const value = await currentCall.run({ callId }, () => execute!(params, pi, ctx));
-		post({ type: "result", callId, ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes) });
+		post({ type: "result", callId, ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes), console: output.text() });
 	} catch (error) {
-		post({ type: "result", callId, ok: false, error: toWire(error) });
+		const printed = output.text();
+		post({ type: "result", callId, ok: false, error: { ...toWire(error, { params, cwd: context.cwd }), ...(printed === undefined ? {} : { console: printed }) } });
 	} finally {
 		calls.delete(callId);
+		consoles.delete(callId);
 	}
 }
 
 /** A throw as data; a thrown value that fights being read (throwing getters, a hostile Proxy) still fails the call. */
-function toWire(error: unknown): WireError {
+function toWire(error: unknown, input?: CallInput): WireError {
 	try {
-		return describeThrow(error);
+		return describeThrow(error, input);
 	} catch {
 		return { phase: "runtime", message: "The tool threw a value that cannot be read (reading it throws).", hint: "Throw an Error with a plain message." };
 	}
 }
 
-function describeThrow(error: unknown): WireError {
-	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
-	const mapped = runtimeError(error, tool, mapper);
-	const wire: WireError = { phase: mapped.phase, message: mapped.message, location: mapped.details.location, stack: mapped.details.stack, hint: mapped.details.hint };
+function describeThrow(error: unknown, input?: CallInput): WireError {
+	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint, origin: error.details.origin };
+	const mapped = runtimeError(error, tool, mapper, input);
+	const { location, stack, hint, origin } = mapped.details;
+	const wire: WireError = { phase: mapped.phase, message: mapped.message, location, stack, hint, origin };
 	if (error instanceof BrokerError) {
-		return { ...wire, phase: error.wire.phase, message: error.wire.message, hint: error.wire.hint ?? wire.hint, notes: error.wire.notes };
+		// The broker's own words (a refusal names the grant), kept whole; an fs error it relayed is still read for its origin.
+		return { ...wire, phase: error.wire.phase, message: error.wire.message, hint: error.wire.hint ?? wire.hint, notes: error.wire.notes, origin: error.wire.phase === "permission" ? "permission" : origin };
 	}
 	return wire;
 }
