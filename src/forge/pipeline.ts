@@ -43,6 +43,8 @@ export interface PreviousVersion {
 	version: number;
 	createdAt?: string;
 	tests?: ToolTest[];
+	/** The live file was edited by hand after this version was forged, and the edit was not taken in (it did not pass the checks). */
+	editedByHand?: boolean;
 }
 
 export interface Forged extends PromoteResult {

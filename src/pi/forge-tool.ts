@@ -71,7 +71,7 @@ export function forgeSuccessText(forged: Forged, similar?: { name: string; descr
 	const tests = meta.tests?.length ?? 0;
 	const lines = [
 		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load${tests ? `, ${tests} test${tests === 1 ? "" : "s"} passed: verified` : "; no tests: a draft"}).`,
-		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1} is kept as ${file}.bak.` : "This is a new tool.",
+		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1}${forged.previous?.editedByHand ? " (with the hand edits made to it since, which did not pass the checks)" : ""} is kept as ${file}.bak.` : "This is a new tool.",
 		...testsLines(forged.tests, meta.version),
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
 		`From the next prompt on it is also available directly as the tool '${meta.name}' (or through use_forge_tool).`,

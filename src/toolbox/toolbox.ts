@@ -240,6 +240,8 @@ export class Toolbox {
 	forge(request: ForgeRequest, takenNames: TakenNames): Promise<Result<Forged>> {
 		return this.change(async () => {
 			const name = typeof request.name === "string" ? request.name : undefined;
+			// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
+			if (name && this.get(name)) await this.takeIn(name);
 			const previous = name ? await this.previousVersion(name) : undefined;
 			const result = await this.guard(name, () =>
 				runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, previousTests: previous?.tests, preflight: this.runner.preflight, runTests: this.testRunner, now: this.now }),
@@ -318,27 +320,30 @@ export class Toolbox {
 
 	/** Re-reads one tool's files after they changed on disk (a hand edit, another process); ignores our own writes. */
 	reload(name: string): Promise<RegistryEntry | undefined> {
-		return this.change(async () => {
-			const stamps = await this.store.stampsOf(name);
-			const current = this.get(name);
-			if (current && sameStamps(current.stamps, stamps)) return current;
-			if (!stamps.ts && !stamps.json) {
-				if (!current) return undefined;
-				this.registry.delete(name);
-				this.forgetCaches(name);
-				this.indexed(name);
-				this.emit({ type: "reloaded", name });
-				return undefined;
-			}
-			const entry = await this.derive(name);
-			if (entry.hash !== current?.hash) this.health.reset(name);
-			this.registry.set(entry);
-			this.runner.forget(name);
-			forgetValidator(name);
-			this.indexed(name, entry);
-			this.emit({ type: "reloaded", name, entry });
-			return entry;
-		});
+		return this.change(() => this.takeIn(name));
+	}
+
+	/** The files of one tool as they are now, if they changed since the registry recorded them. Call inside `change`. */
+	private async takeIn(name: string): Promise<RegistryEntry | undefined> {
+		const stamps = await this.store.stampsOf(name);
+		const current = this.get(name);
+		if (current && sameStamps(current.stamps, stamps)) return current;
+		if (!stamps.ts && !stamps.json) {
+			if (!current) return undefined;
+			this.registry.delete(name);
+			this.forgetCaches(name);
+			this.indexed(name);
+			this.emit({ type: "reloaded", name });
+			return undefined;
+		}
+		const entry = await this.derive(name);
+		if (entry.hash !== current?.hash) this.health.reset(name);
+		this.registry.set(entry);
+		this.runner.forget(name);
+		forgetValidator(name);
+		this.indexed(name, entry);
+		this.emit({ type: "reloaded", name, entry });
+		return entry;
 	}
 
 	async versions(name: string): Promise<HistoryEntry[]> {
@@ -401,7 +406,12 @@ export class Toolbox {
 		const entry = this.get(name);
 		const text = await this.store.readMeta(name).catch(() => undefined);
 		const meta = text === undefined ? undefined : parseMeta(text, name);
-		if (meta?.ok) return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt, tests: meta.value.tests };
+		if (meta?.ok) {
+			// A live file that is not the one its metadata describes: a hand edit that did not pass the checks.
+			const source = await this.store.readSource(name).catch(() => undefined);
+			const editedByHand = source !== undefined && hashSource(source) !== meta.value.hash;
+			return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt, tests: meta.value.tests, ...(editedByHand ? { editedByHand } : {}) };
+		}
 		return entry && entry.version > 0 ? { version: entry.version } : undefined;
 	}
 

@@ -1,8 +1,9 @@
 // forge() against a real toolbox directory: files written, versions, .bak, and transactional failure.
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formatForModel } from "../../src/errors/format.ts";
+import { forgeSuccessText } from "../../src/pi/forge-tool.ts";
 import { parseRegistry } from "../../src/store/registry.ts";
 import { snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
@@ -87,6 +88,36 @@ describe("forge", () => {
 		const result = await toolbox.forge({ ...upper, logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' }, new Map());
 		expect(!result.ok && result.error.message).toContain("top-level boom");
 		expect(!result.ok && result.error.details.source).toContain("top-level boom");
+	});
+});
+
+describe("a re-forge after a hand edit", () => {
+	it("takes the edit in first: it becomes a version in the history, and the .bak label names it", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		await toolbox.forge(upper, new Map());
+		await toolbox.forge({ ...upper, logic: "return params.text.toUpperCase() + '!';" }, new Map());
+		const edited = (await readFile(join(dir, "forge-upper.ts"), "utf8")).replace("'!'", "'!!!'");
+		await writeFile(join(dir, "forge-upper.ts"), edited);
+		const result = await toolbox.forge({ ...upper, logic: "return params.text.toLowerCase();" }, new Map());
+		expect(result.ok && result.value.meta.version).toBe(4);
+		if (!result.ok) return;
+		expect(result.value.previous?.version).toBe(3);
+		expect(forgeSuccessText(result.value)).toContain("The previous version v3 is kept as forge-upper.ts.bak.");
+		expect(await readFile(join(dir, "forge-upper.ts.bak"), "utf8")).toBe(edited);
+		expect(JSON.parse(await readFile(join(dir, "forge-upper.json.bak"), "utf8")).version).toBe(3);
+		expect((await toolbox.versions("upper")).map((e) => `v${e.version} ${e.event}`)).toEqual(["v1 forged", "v2 forged", "v3 edited", "v4 forged"]);
+	});
+
+	it("a hand edit that does not pass the checks: the .bak is labelled as that version with hand edits", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		await toolbox.forge(upper, new Map());
+		const broken = (await readFile(join(dir, "forge-upper.ts"), "utf8")).replace("toUpperCase();", "toUpperCase(;");
+		await writeFile(join(dir, "forge-upper.ts"), broken);
+		const result = await toolbox.forge({ ...upper, logic: "return params.text.toLowerCase();" }, new Map());
+		expect(result.ok && result.value.meta.version).toBe(2);
+		if (!result.ok) return;
+		expect(forgeSuccessText(result.value)).toContain("The previous version v1 (with the hand edits made to it since, which did not pass the checks) is kept as forge-upper.ts.bak.");
+		expect(await readFile(join(dir, "forge-upper.ts.bak"), "utf8")).toBe(broken);
 	});
 });
 
