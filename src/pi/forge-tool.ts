@@ -45,6 +45,7 @@ export function createForgeTool(session: ForgeSession) {
 		promptSnippet: "Create or repair a reusable tool of your own (TypeScript), checked before it goes live",
 		promptGuidelines: [
 			"Before forge_tool, call list_forge with a query: reuse or repair an existing forged tool instead of forging a duplicate.",
+			"To change a forged tool, call list_forge with its name first: it gives the tool's schema, tests and current logic to start from.",
 			"Right after forge_tool succeeds, call the new tool with use_forge_tool; from the next prompt on it is also available under its own name.",
 			"When forge_tool or a forged tool fails, read the phase, the forge-<name>.ts line and the source in the error, then call forge_tool again with the same name and the corrected logic.",
 		],
