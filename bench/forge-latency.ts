@@ -1,7 +1,7 @@
 // Forge latency: the real Toolbox.forge() (validate → … → promote) over 200 distinct tools, against a baseline that
 // does what the spec says literally: render, fs.writeFile the pair, load the .ts with a fresh jiti, check its exports.
 import { mkdir, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { locateTypebox } from "../src/runtime/typebox.ts";
 import { join } from "node:path";
 import { createJiti } from "jiti";
 import { readConfig } from "../src/config.ts";
@@ -17,7 +17,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const GOAL_P50_MS = 15;
 
 /** The literal reading of the spec: render, write both files, load with a fresh jiti, check the exports. */
-const typebox = createRequire(import.meta.url).resolve("@sinclair/typebox");
+const typebox = locateTypebox().entry;
 async function baselineForge(dir: string, spec: ToolSpec): Promise<void> {
 	const { source } = renderTool(loadTemplate(), { name: spec.name, description: spec.description, parameters: spec.parametersSchema, logic: spec.logic });
 	const now = new Date().toISOString();
@@ -25,7 +25,7 @@ async function baselineForge(dir: string, spec: ToolSpec): Promise<void> {
 	const tsPath = join(dir, `forge-${spec.name}.ts`);
 	await Promise.all([writeFile(tsPath, source), writeFile(join(dir, `forge-${spec.name}.json`), `${JSON.stringify(meta, null, "\t")}\n`)]);
 	// The temp dir has no node_modules, so typebox is aliased as pi (and our preflight) alias it.
-	const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, alias: { "@sinclair/typebox": typebox } });
+	const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, alias: { typebox, "@sinclair/typebox": typebox } });
 	const mod = (await jiti.import(tsPath)) as { metadata?: unknown; execute?: unknown };
 	if (typeof mod.metadata !== "object" || typeof mod.execute !== "function") throw new Error(`baseline: ${spec.name} has a bad shape`);
 }

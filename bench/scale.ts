@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Context, getApiProvider, registerApiProvider, unregisterApiProviders } from "@mariozechner/pi-ai";
+import type { Context } from "@earendil-works/pi-ai";
 import { readConfig } from "../src/config.ts";
 import { formatListing, LIST_LIMIT } from "../src/pi/list-forge.ts";
 import { GrantsStore } from "../src/policy/grants-store.ts";
@@ -28,6 +28,7 @@ import { openToolbox } from "../src/toolbox/open-toolbox.ts";
 import { Toolbox } from "../src/toolbox/toolbox.ts";
 import { ToolboxWatcher } from "../src/toolbox/watcher.ts";
 import { generateToolbox, generatedTools, type PlantedTool } from "../test/helpers/big-toolbox.ts";
+import { systemPromptOf, toolsOf } from "../test/helpers/model-context.ts";
 import { startPi } from "../test/helpers/pi-harness.ts";
 import { BENCH_DIR, benchEnv, type Metric, mark, stats, table, tempDir, time, writeResult } from "./lib.ts";
 import { PI_CLI } from "../test/helpers/pi-line.ts";
@@ -271,18 +272,10 @@ const FORGE_OWN = ["forge_tool", "use_forge_tool", "list_forge"];
 const toolJson = (t: { name: string; description: string; parameters: unknown }) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters });
 
 async function measureContext(cwd: string, size: number, agentDir: string): Promise<ContextSize> {
-	const pi = await startPi({ extensionPaths: [join(REPO, "index.ts")], cwd, agentDir });
-	const sourceId = "forge-bench-context-recorder";
+	// Record the Context pi hands to the provider: exactly the tools and system prompt of that model call.
 	const seen: Context[] = [];
+	const pi = await startPi({ extensionPaths: [join(REPO, "index.ts")], cwd, agentDir, onContext: (context) => seen.push(context as Context) });
 	try {
-		// Record the Context pi hands to the provider: exactly the tools and system prompt of that model call.
-		const api = pi.session.model!.api;
-		const original = getApiProvider(api)!;
-		registerApiProvider({
-			api,
-			stream: (model, context, options) => (seen.push(context), original.stream(model, context, options)),
-			streamSimple: (model, context, options) => (seen.push(context), original.streamSimple(model, context, options)),
-		}, sourceId);
 
 		const toolbox = JSON.parse(readFileSync(join(readConfig(cwd, benchEnv()).config.toolboxDir, REGISTRY_FILE), "utf8")) as { tools: Record<string, unknown> };
 		const forgedNames = new Set(Object.keys(toolbox.tools));
@@ -300,12 +293,12 @@ async function measureContext(cwd: string, size: number, agentDir: string): Prom
 		await pi.run("hi", [{ text: "ok" }]);
 		const context = seen[0];
 		if (!context) throw new Error("the provider was not called");
-		const tools = context.tools ?? [];
+		const tools = toolsOf(context);
 		const charsOf = (filter: (name: string) => boolean) => tools.filter((t) => filter(t.name)).reduce((sum, t) => sum + toolJson(t).length, 0);
 		const isForged = (name: string) => forgedNames.has(name);
 		const toolChars = JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length;
-		const systemPromptChars = (context.systemPrompt ?? "").length;
-		const firstTools = firstRun.tools ?? [];
+		const systemPromptChars = systemPromptOf(context).length;
+		const firstTools = toolsOf(firstRun);
 		return {
 			size,
 			tools: tools.length,
@@ -316,13 +309,12 @@ async function measureContext(cwd: string, size: number, agentDir: string): Prom
 			forgedToolChars: charsOf(isForged),
 			systemPromptChars,
 			totalChars: toolChars + systemPromptChars,
-			firstRunTotalChars: JSON.stringify(firstTools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length + (firstRun.systemPrompt ?? "").length,
+			firstRunTotalChars: JSON.stringify(firstTools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length + systemPromptOf(firstRun).length,
 			usedToolOffered: tools.some((t) => t.name === target.name),
 			usedToolOfferedBefore: firstTools.some((t) => t.name === target.name),
 			perTool: Object.fromEntries(tools.map((t) => [t.name, toolJson(t).length])),
 		};
 	} finally {
-		unregisterApiProviders(sourceId);
 		await pi.dispose();
 	}
 }

@@ -11,7 +11,7 @@ import { ensureNode } from "./node-versions.mjs";
 
 const require = createRequire(import.meta.url);
 const VITEST = join(require.resolve("vitest/package.json"), "..", "vitest.mjs");
-const TSC = require.resolve("typescript/bin/tsc");
+const TSC = join(require.resolve("typescript/package.json"), "..", "bin", "tsc");
 const E2E = "test/e2e";
 
 const STAGES = [

@@ -51,7 +51,14 @@ export interface PiHarness {
 	run(prompt: string, steps: ScriptStep[]): Promise<PiRun>;
 	dispose(): Promise<void>;
 }
-export interface StartPiOptions { extensionPaths: string[]; cwd?: string; agentDir?: string; env?: Record<string, string> }
+export interface StartPiOptions {
+	extensionPaths: string[];
+	cwd?: string;
+	agentDir?: string;
+	env?: Record<string, string>;
+	/** Sees every request exactly as pi hands it to the model (read it with model-context.ts). */
+	onContext?: (context: Context) => void;
+}
 
 export const SCRIPT_DONE_TEXT = "(script finished)";
 
@@ -99,6 +106,7 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	const faux = registerFauxProvider({ provider: "faux" }); // unique api id per harness
 	const dispatcher: FauxResponseFactory = async (context: Context) => {
 		faux.appendResponses([dispatcher]);
+		options.onContext?.(context);
 		const toolNames = toolsOf(context).map((t) => t.name);
 		current.toolNamesSeen.push(toolNames);
 		current.systemPrompts.push(systemPromptOf(context));
