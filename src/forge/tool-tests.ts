@@ -133,7 +133,7 @@ function errorText(error: ForgeError): string {
 
 function describeExpectation(test: ToolTest): string {
 	if (test.expect !== undefined) return `output containing ${quote(test.expect)}`;
-	if (test.matches !== undefined) return `output matching /${test.matches}/`;
+	if (test.matches !== undefined) return `output matching /${test.matches.replace(/[\n\r\t]/g, (c) => JSON.stringify(c).slice(1, -1))}/`;
 	if (test.equals !== undefined) return typeof test.equals === "string" ? `output equal to ${quote(test.equals)}` : `output equal to the JSON value ${cut(JSON.stringify(test.equals))}`;
 	return "success";
 }

@@ -54,6 +54,11 @@ describe("judge", () => {
 		expect(judge({ args: {}, equals: { count: 2 } }, 0, pass('{ "count": 2 }')).pass).toBe(true);
 	});
 
+	it("a regular expression is shown as written, with newlines and tabs in it visible", () => {
+		expect(judge({ args: {}, matches: "^\\d+$" }, 0, pass("x")).expected).toBe("output matching /^\\d+$/");
+		expect(judge({ args: {}, matches: "a\nb" }, 0, pass("x")).expected).toBe("output matching /a\\nb/");
+	});
+
 	it("error messages are quoted exactly too", () => {
 		const verdict = judge({ args: {}, expectError: "empty" }, 0, { ok: false, error: new ForgeError("runtime", "Error: text\n  is blank") });
 		expect(verdict.pass).toBe(false);
