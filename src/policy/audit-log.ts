@@ -25,12 +25,14 @@ export class AuditLog {
 	private pending: string[] = [];
 	private draining: Promise<void> | undefined;
 
-	constructor(file: string) {
+	/** `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). */
+	constructor(file: string, private readonly options: { discard?: boolean } = {}) {
 		this.file = file;
 	}
 
 	/** Queues one record; lines reach the file in the order they were appended. Never throws. */
 	append(record: AuditRecord): void {
+		if (this.options.discard) return;
 		let line: string;
 		try {
 			line = `${JSON.stringify(bounded(record))}\n`;

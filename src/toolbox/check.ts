@@ -1,7 +1,8 @@
 // Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
-// runner — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
+// runner, its tests — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
 import { type ForgeErrorData, ForgeError } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
+import { testFailure } from "../forge/tool-tests.ts";
 import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../store/tool-files.ts";
 import type { Toolbox } from "./toolbox.ts";
 
@@ -11,6 +12,8 @@ export interface ToolVerdict {
 	version?: number;
 	/** The file was edited by hand since the forge wrote it (it may still be valid). */
 	edited?: boolean;
+	/** How many tests ran (and passed, when `ok`); absent for a draft, which has none. */
+	tests?: number;
 	error?: ForgeErrorData;
 }
 
@@ -35,5 +38,16 @@ async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
 	const edited = meta.value.hash !== hashSource(source);
 	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.runner.preflight);
 	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
-	return { name, ok: true, version: meta.value.version, edited };
+	const tests = meta.value.tests ?? [];
+	if (tests.length === 0) return { name, ok: true, version: meta.value.version, edited };
+	// The tests run against the file as it is now: its own schema and hash, whatever the metadata says.
+	const candidate = { ...meta.value, hash: hashSource(source), parameters: JSON.parse(JSON.stringify(verified.value.shape.parameters)) as Record<string, unknown> };
+	const verdicts = await toolbox.testCandidate(verified.value.transpiled.cjs, candidate);
+	const failure = testFailure(verdicts, name, source);
+	if (failure) {
+		const failed = verdicts.filter((v) => !v.pass).length;
+		const message = `${failed} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed${edited ? " on the file as edited by hand" : ""}: ${failure.details.notes?.[0] ?? ""}`;
+		return broken(new ForgeError("tests", message, failure.details), { version: meta.value.version, edited, tests: verdicts.length });
+	}
+	return { name, ok: true, version: meta.value.version, edited, tests: verdicts.length };
 }

@@ -14,7 +14,8 @@ export interface Derived {
 	compiled?: CompiledCode;
 }
 
-export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader): Promise<Derived> {
+/** With `write: false` (a read-only open) a hand edit's new metadata is derived but not written. */
+export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader, options: { write?: boolean } = {}): Promise<Derived> {
 	const [source, metaText] = await Promise.all([store.readSource(name), store.readMeta(name)]);
 	const parsed = metaText === undefined ? undefined : parseMeta(metaText, name);
 	const meta = parsed?.ok ? parsed.value : undefined;
@@ -48,7 +49,7 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		...(meta?.tests ? { tests: meta.tests } : {}),
 		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
 	};
-	await store.writeMeta(name, serializeMeta(next));
+	if (options.write !== false) await store.writeMeta(name, serializeMeta(next));
 	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs };
 }
 

@@ -18,12 +18,15 @@ export interface OpenedToolbox {
 
 export const AUDIT_FILE = ".forge-audit.jsonl";
 
-/** `verify: "background"` (pi's start) trusts a sound registry at once and compares it with the files right after. */
-export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env, options: { verify?: "now" | "background" } = {}): Promise<OpenedToolbox> {
+/**
+ * `verify: "background"` (pi's start) trusts a sound registry at once and compares it with the files right after.
+ * `readOnly` (the command line's list, show, check…) writes nothing into the toolbox, not even the audit log.
+ */
+export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env, options: { verify?: "now" | "background"; readOnly?: boolean } = {}): Promise<OpenedToolbox> {
 	const { config, problems } = loadConfig(cwd, env);
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
-	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE));
+	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE), { discard: options.readOnly });
 	const runner = new IsolatedRunner({
 		config,
 		grants,

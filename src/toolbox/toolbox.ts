@@ -20,6 +20,7 @@ import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from ".
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { deriveEntry } from "./derive.ts";
+import { ensureGitignore } from "./gitignore.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
 import { REPAIR_ATTEMPTS_BEFORE_ADVICE, backOffAdvice, brokenToolError, notFoundError } from "./messages.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
@@ -83,6 +84,8 @@ export class Toolbox {
 	private writes: Promise<unknown> = Promise.resolve();
 	/** Failed forges of a name in a row: after a few, the error suggests going back to what worked. */
 	private readonly failedForges = new Map<string, number>();
+	/** Opened with `readOnly`: nothing is ever written into the toolbox folder. */
+	private readOnly = false;
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -120,9 +123,14 @@ export class Toolbox {
 		for (const listener of this.listeners) listener(event);
 	}
 
-	/** Finishes interrupted changes, reads the registry and re-derives what is missing, corrupt or stale. Never throws for a broken tool. */
-	async open(options: { verify?: "now" | "background" } = {}): Promise<OpenReport> {
+	/**
+	 * Finishes interrupted changes, reads the registry and re-derives what is missing, corrupt or stale. Never throws for
+	 * a broken tool. `readOnly` (the command line's list, show, check…) derives the same view in memory and writes nothing.
+	 */
+	async open(options: { verify?: "now" | "background"; readOnly?: boolean } = {}): Promise<OpenReport> {
+		if (options.readOnly) return this.openReadOnly();
 		await this.store.ensure();
+		await ensureGitignore(this.store.dir);
 		await this.health.load();
 		const background = options.verify === "background";
 		const report = await this.store.locked(async (): Promise<OpenReport> => {
@@ -144,6 +152,22 @@ export class Toolbox {
 		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
 		if (background && report.rederived.length === 0 && !report.rebuilt) this.verification = this.change(() => this.verifyAgainstDisk());
+		return report;
+	}
+
+	/** The toolbox as the files say it is now, with no folder, lock, recovery, registry, history or metadata written. */
+	private async openReadOnly(): Promise<OpenReport> {
+		this.readOnly = true;
+		await this.health.load();
+		const text = await this.store.readRegistry();
+		const parsed = parseRegistry(text);
+		const registry = parsed ?? emptyRegistry();
+		const stale = await this.rederiveStale(registry, !parsed);
+		this.registry.replaceAll(registry);
+		const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : stale.length > 0 ? "stale" : undefined;
+		const broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
+		const report: OpenReport = { tools: this.registry.size, broken, rebuilt, rederived: stale, recovered: { rolledForward: [], discarded: [], leftovers: [] } };
+		this.emit({ type: "opened", report });
 		return report;
 	}
 
@@ -183,9 +207,9 @@ export class Toolbox {
 	 * makes sure the version on disk is in the history (a hand edit, or a change finished after an interruption).
 	 */
 	private async derive(name: string): Promise<RegistryEntry> {
-		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight);
+		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight, { write: !this.readOnly });
 		if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
-		if (derived.entry.status === "ok") await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered");
+		if (derived.entry.status === "ok" && !this.readOnly) await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered");
 		return derived.entry;
 	}
 
@@ -232,6 +256,7 @@ export class Toolbox {
 
 	/** One change at a time in this process; across processes, the toolbox lock. */
 	private change<T>(work: () => Promise<T>): Promise<T> {
+		if (this.readOnly) return Promise.reject(new Error("This toolbox was opened read-only: it cannot be changed."));
 		const run = this.writes.then(() => this.store.locked(work));
 		this.writes = run.catch(() => undefined);
 		return run;
@@ -350,12 +375,22 @@ export class Toolbox {
 		return this.history.entries(name);
 	}
 
-	/** A unified diff between two stored versions of a tool. */
+	/** A unified diff between two versions of a tool (stored, or the live one). */
 	async diff(name: string, from: number, to: number): Promise<Result<string>> {
-		const [a, b] = await Promise.all([this.history.read(name, from), this.history.read(name, to)]);
-		const missing = !a ? from : !b ? to : undefined;
+		const [a, b] = await Promise.all([this.sourceOf(name, from), this.sourceOf(name, to)]);
+		const missing = a === undefined ? from : b === undefined ? to : undefined;
 		if (missing !== undefined) return fail(new ForgeError("not-found", `'${name}' has no stored version ${missing}.`, { tool: name }));
-		return ok(createTwoFilesPatch(`forge-${name}.ts v${from}`, `forge-${name}.ts v${to}`, a!.source, b!.source));
+		return ok(createTwoFilesPatch(`forge-${name}.ts v${from}`, `forge-${name}.ts v${to}`, a!, b!));
+	}
+
+	/** A version's source: from the history, else from the files when it is the live version (a read-only open records none). */
+	private async sourceOf(name: string, version: number): Promise<string | undefined> {
+		const stored = await this.history.read(name, version);
+		if (stored) return stored.source;
+		const entry = this.get(name);
+		if (entry?.version !== version || entry.status !== "ok") return undefined;
+		const source = await this.store.readSource(name);
+		return source !== undefined && hashSource(source) === entry.hash ? source : undefined;
 	}
 
 	private async guard(name: string | undefined, work: () => Promise<Result<Forged>>): Promise<Result<Forged>> {
@@ -432,6 +467,11 @@ export class Toolbox {
 		return verdicts;
 	}
 
+	/** Runs tests against code that is not the live tool's: a candidate, or a file `check` has just verified. */
+	testCandidate(code: CompiledCode, meta: ToolMeta): Promise<TestVerdict[]> {
+		return this.testRunner(code, meta);
+	}
+
 	/** Runs a live tool's tests on demand (`/forge test`, `agent-forge test`). */
 	async runTests(name: string): Promise<Result<TestVerdict[]>> {
 		const entry = this.get(name);
@@ -442,7 +482,7 @@ export class Toolbox {
 		const compiled = await this.compiledTool(entry);
 		if (!compiled.ok) return compiled;
 		const verdicts = await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value);
-		if (verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash) await this.markVerified(name, entry.hash);
+		if (!this.readOnly && verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash) await this.markVerified(name, entry.hash);
 		return ok(verdicts);
 	}
 
@@ -513,7 +553,7 @@ export class Toolbox {
 		if (!checked.ok) return fail(checked.error.with({ tool: entry.name }));
 		const compiled = { hash: entry.hash, source, code: checked.value.cjs };
 		this.compiled.set(entry.name, compiled);
-		await this.compileCache.put(entry.hash, compiled.code);
+		if (!this.readOnly) await this.compileCache.put(entry.hash, compiled.code);
 		return ok(compiled);
 	}
 
