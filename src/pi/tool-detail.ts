@@ -93,7 +93,7 @@ function testsText(tests: readonly ToolTest[]): string[] {
 }
 
 function nextStep({ entry, state, tests }: ToolDetail, extracted: ExtractedLogic | undefined): string {
-	const keep = tests.length ? `; omit tests to keep these ${tests.length}` : "";
+	const keep = tests.length === 1 ? "; omit tests to keep its test" : tests.length ? `; omit tests to keep these ${tests.length}` : "";
 	const logic = !extracted ? "the body of execute as logic" : extracted.restoredImports ? "the logic above" : `lines ${extracted.startLine}-${extracted.endLine} as logic`;
 	return state === "broken"
 		? `To repair it: forge_tool with name "${entry.name}", its description and parametersSchema, and ${logic} corrected${keep}.`

@@ -63,6 +63,11 @@ describe("formatToolDetail", () => {
 		expect(formatToolDetail(input, now).split("\n")[0]).toContain(`word-count v3 — ${state}`);
 	});
 
+	it("a single test is kept as 'its test'", () => {
+		const text = formatToolDetail(detail({ tests: [{ args: { text: "a" }, expect: "1" }] }), now);
+		expect(text.split("\n").at(-1)).toMatch(/; omit tests to keep its test\.$/);
+	});
+
 	it("a broken tool's next step is a repair", () => {
 		const text = formatToolDetail(detail({ state: "broken", entry: entry({ status: "broken" }) }), now);
 		expect(text.split("\n").at(-1)).toMatch(/^To repair it: forge_tool with name "word-count"/);
