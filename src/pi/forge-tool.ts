@@ -90,13 +90,16 @@ const plural = (count: number, word: string) => `${count} ${word}${count === 1 ?
 export function testsLines(change: TestsChange | undefined, version: number): string[] {
 	if (!change || change.kind === "none") return [];
 	const from = `v${change.fromVersion ?? version - 1}`;
-	if (change.kind === "kept") return [`Tests: the ${plural(change.count, "test")} of ${from} were kept (this call gave no tests) and pass on v${version}.`];
+	if (change.kind === "kept") {
+		const kept = change.count === 1 ? `the test of ${from} was kept (this call gave no tests) and passes` : `the ${change.count} tests of ${from} were kept (this call gave no tests) and pass`;
+		return [`Tests: ${kept} on v${version}.`];
+	}
 	const before = change.kept + change.dropped.length;
 	if (before === 0) return [`Tests: ${plural(change.count, "new test")}.`];
 	const head =
 		change.count === 0
-			? `Tests: tests was an empty list, so the ${plural(before, "test")} of ${from} were dropped: v${version} is a draft.`
-			: `Tests: the ${plural(change.count, "given test")} replace the ${plural(before, "test")} of ${from}: ${change.kept} kept, ${change.added} added, ${change.dropped.length} dropped.`;
+			? `Tests: tests was an empty list, so ${before === 1 ? `the test of ${from} was` : `the ${before} tests of ${from} were`} dropped: v${version} is a draft.`
+			: `Tests: ${change.count === 1 ? "the given test replaces" : `the ${change.count} given tests replace`} ${before === 1 ? "the test" : `the ${before} tests`} of ${from}: ${change.kept} kept, ${change.added} added, ${change.dropped.length} dropped.`;
 	if (change.dropped.length === 0) return [head];
 	const shown = change.dropped.slice(0, MAX_DROPPED_SHOWN).map((test) => `  - ${describeTest(test)}`);
 	const more = change.dropped.length > MAX_DROPPED_SHOWN ? [`  … and ${change.dropped.length - MAX_DROPPED_SHOWN} more`] : [];

@@ -37,6 +37,12 @@ describe("testsLines", () => {
 		expect(testsLines({ kind: "kept", count: 2, fromVersion: 3 }, 4)).toEqual(["Tests: the 2 tests of v3 were kept (this call gave no tests) and pass on v4."]);
 	});
 
+	it("a single test reads as one", () => {
+		expect(testsLines({ kind: "kept", count: 1, fromVersion: 1 }, 2)).toEqual(["Tests: the test of v1 was kept (this call gave no tests) and passes on v2."]);
+		expect(testsLines({ kind: "replaced", count: 1, kept: 0, added: 1, dropped: [a], fromVersion: 1 }, 2)[0]).toBe("Tests: the given test replaces the test of v1: 0 kept, 1 added, 1 dropped.");
+		expect(testsLines({ kind: "replaced", count: 0, kept: 0, added: 0, dropped: [a], fromVersion: 1 }, 2)[0]).toBe("Tests: tests was an empty list, so the test of v1 was dropped: v2 is a draft.");
+	});
+
 	it("first tests of a tool", () => {
 		expect(testsLines({ kind: "replaced", count: 2, kept: 0, added: 2, dropped: [] }, 1)).toEqual(["Tests: 2 new tests."]);
 	});
