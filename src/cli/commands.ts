@@ -5,8 +5,9 @@ import { formatForModel, formatForPerson } from "../errors/format.ts";
 import { exportPackage, importTools } from "../share/package.ts";
 import { checkToolbox } from "../toolbox/check.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
+import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
-import { type CommandName, parseVersion } from "./parse-args.ts";
+import type { CommandName } from "./parse-args.ts";
 
 export interface Io {
 	out(text: string): void;

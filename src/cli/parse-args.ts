@@ -1,6 +1,7 @@
 // The command line's grammar: which commands exist, what each takes, and one pure parse of argv into what to do
 // (help, the version, a usage error, or a command with its arguments checked).
 import { parseArgs } from "node:util";
+import { parseVersion } from "../ui/version.ts";
 
 export type CommandName = "list" | "show" | "history" | "diff" | "test" | "check" | "export" | "rollback" | "remove" | "import";
 type Flag = "json" | "force";
@@ -37,13 +38,6 @@ export type Invocation =
 	| { kind: "version" }
 	| { kind: "usage-error"; message: string }
 	| { kind: "run"; command: CommandName; args: string[]; json: boolean; force: boolean; cwd?: string };
-
-/** `2`, `v2` and `V2` are version 2; anything else (`0`, `two`, `1.5`) is not a version. */
-export function parseVersion(text: string): number | undefined {
-	const match = /^v?(\d{1,9})$/i.exec(text.trim());
-	const version = match ? Number(match[1]) : 0;
-	return version >= 1 ? version : undefined;
-}
 
 export function parseInvocation(argv: string[]): Invocation {
 	let parsed;

@@ -6,6 +6,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../errors/format.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
+import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
 import type { ForgeSession } from "./forge-session.ts";
 
@@ -48,9 +49,9 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		takesTool: true,
 		run: async ([name, from, to], { toolbox }) => {
 			const current = toolbox.get(name)?.version ?? Math.max(0, ...(await toolbox.versions(name)).map((e) => e.version));
-			const b = to ? Number(to) : current;
-			const a = from ? Number(from) : b - 1;
-			if (!Number.isInteger(a) || !Number.isInteger(b)) return "Versions are numbers: /forge diff <tool> 2 3";
+			const b = to ? parseVersion(to) : current;
+			const a = from ? parseVersion(from) : b && b - 1;
+			if (a === undefined || b === undefined) return "A version is N or vN: /forge diff <tool> v2 v3";
 			const diff = await toolbox.diff(name, a, b);
 			return diff.ok ? diff.value : formatForPerson(diff.error);
 		},
@@ -60,9 +61,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "make an earlier version current again (after the usual checks)",
 		takesTool: true,
 		run: async ([name, version], { toolbox }) => {
-			if (!version || !Number.isInteger(Number(version))) return "Which version? /forge rollback <tool> <version> (see /forge history <tool>)";
-			const result = await toolbox.rollback(name, Number(version));
-			return result.ok ? `Rolled '${name}' back to v${version}: it is now v${result.value.meta.version}.` : formatForPerson(result.error);
+			const to = parseVersion(version ?? "");
+			if (to === undefined) return "Which version (N or vN)? /forge rollback <tool> <version> (see /forge history <tool>)";
+			const result = await toolbox.rollback(name, to);
+			return result.ok ? `Rolled '${name}' back to v${to}: it is now v${result.value.meta.version}.` : formatForPerson(result.error);
 		},
 	},
 	remove: {

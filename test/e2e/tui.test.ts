@@ -63,7 +63,7 @@ describe("the TUI", () => {
 		expect(screen).toContain('-return "hello " + params.text;');
 		expect(screen).toContain('+return "hi " + params.text;');
 
-		screen = await prompt(tui, "/forge rollback greet 1", "Rolled 'greet' back to v1: it is now v3.");
+		screen = await prompt(tui, "/forge rollback greet v1", "Rolled 'greet' back to v1: it is now v3.");
 		screen = await tui.waitFor(/Last Action: Rolled back 'greet' to v1 \(now v3\)/);
 
 		screen = await prompt(tui, "/forge history greet", "History of 'greet'");

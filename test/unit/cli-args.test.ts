@@ -1,7 +1,8 @@
 // The command line's grammar: help, version, usage errors and checked commands, as pure data; versions as N or vN.
 import { describe, expect, it } from "vitest";
-import { COMMANDS, parseInvocation, parseVersion } from "../../src/cli/parse-args.ts";
+import { COMMANDS, parseInvocation } from "../../src/cli/parse-args.ts";
 import { USAGE } from "../../src/cli/usage.ts";
+import { parseVersion } from "../../src/ui/version.ts";
 
 describe("parseVersion", () => {
 	it("reads N and vN (either case, spaces around)", () => {
