@@ -7,16 +7,24 @@ export const CONSOLE_HEAD_CHARS = 6000;
 /** Kept from its end (the last lines before a failure matter most). */
 export const CONSOLE_TAIL_CHARS = 2000;
 
-/** One call's console output: the head and the tail are kept, the middle of a flood is counted, not stored. */
+/**
+ * One call's console output: the head and the tail are kept, the middle of a flood is counted, not stored. The head
+ * is also handed to `onHead` as it is written (the isolated runner sends it on at once, so that a call stopped at its
+ * deadline, a synchronous loop included, still has it).
+ */
 export class ConsoleBuffer {
 	private head = "";
 	private tail = "";
 	private dropped = 0;
 
+	constructor(private readonly onHead?: (text: string) => void) {}
+
 	append(text: string): void {
 		if (this.head.length < CONSOLE_HEAD_CHARS) {
 			const room = CONSOLE_HEAD_CHARS - this.head.length;
-			this.head += text.slice(0, room);
+			const kept = text.slice(0, room);
+			this.head += kept;
+			this.onHead?.(kept);
 			text = text.slice(room);
 			if (!text) return;
 		}

@@ -12,6 +12,8 @@ import { isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host, tempToolbox } from "../helpers/toolbox-fixture.ts";
 
 const NO_PARAMS = { type: "object", properties: {} };
+/** Short, for the calls that never finish. */
+const LIMITS = { PI_FORGE_TIMEOUT_MS: "1500" };
 const PATH_PARAMS = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const URL_PARAMS = { type: "object", properties: { url: { type: "string" } }, required: ["url"] };
 
@@ -32,11 +34,11 @@ interface Box {
 
 const runners: Array<[string, () => Promise<Box>]> = [
 	["inline", async () => {
-		const { toolbox, cwd } = await tempToolbox();
+		const { toolbox, cwd } = await tempToolbox(LIMITS);
 		return { toolbox, cwd, close: async () => { await toolbox.close(); rmSync(cwd, { recursive: true, force: true }); } };
 	}],
 	["isolated", async () => {
-		const box = await isolatedToolbox();
+		const box = await isolatedToolbox(LIMITS);
 		return {
 			toolbox: box.toolbox,
 			cwd: box.cwd,
@@ -120,6 +122,14 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 		expect(formatForModel(error)).toContain("Console output of the call:\nworking on bad");
 	});
 
+	it("keeps what a call printed before it was stopped at its deadline", async () => {
+		await forge("stuck", 'console.log("step 1 of 3");\nconsole.log("waiting for the lock");\nawait new Promise(() => {});');
+		const error = await failure("stuck");
+		expect(error.phase).toBe("timeout");
+		expect(error.details.console).toBe("step 1 of 3\nwaiting for the lock");
+		expect(formatForModel(error)).toContain("Console output of the call:\nstep 1 of 3\nwaiting for the lock");
+	});
+
 	it("tells a missing file named by the arguments from a bug: the argument to change, no source listing", async () => {
 		await forge("reader", 'const { readFile } = await import("node:fs/promises");\nreturn await readFile(params.path, "utf8");', PATH_PARAMS);
 		const error = await failure("reader", { path: "data/missing.csv" });
@@ -157,4 +167,21 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 		expect(own.details.hint).toContain("nothing accepts connections (ECONNREFUSED). If that address in the logic is right");
 		expect(formatForModel(own)).toContain("Source of forge-fixed-status.ts");
 	});
+});
+
+describe("the isolated runner, stopping a synchronous loop", () => {
+	it("keeps what the call printed before the loop", async () => {
+		const box = await runners[1][1]();
+		try {
+			const forged = await box.toolbox.forge({ name: "spinner", description: "Spins.", parametersSchema: NO_PARAMS, logic: 'console.log("entering the loop");\nwhile (true) {}' }, new Map());
+			expect(forged.ok).toBe(true);
+			const used = await box.toolbox.use("spinner", {}, { host });
+			expect(used.ok).toBe(false);
+			if (used.ok) return;
+			expect(used.error.phase).toBe("timeout");
+			expect(used.error.details.console).toBe("entering the loop");
+		} finally {
+			await box.close();
+		}
+	}, 30_000);
 });

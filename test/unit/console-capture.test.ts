@@ -12,6 +12,15 @@ describe("ConsoleBuffer", () => {
 		expect(buffer.text()).toBe("one\ntwo");
 	});
 
+	it("hands the head on as it is written, and nothing past it", () => {
+		const handed: string[] = [];
+		const buffer = new ConsoleBuffer((text) => handed.push(text));
+		buffer.append("first\n");
+		buffer.append("x".repeat(CONSOLE_HEAD_CHARS));
+		buffer.append("after the head\n");
+		expect(handed.join("")).toBe(`first\n${"x".repeat(CONSOLE_HEAD_CHARS - 6)}`);
+	});
+
 	it("keeps the head and the tail of a flood and says how much it left out", () => {
 		const buffer = new ConsoleBuffer();
 		for (let i = 0; i < 5000; i++) buffer.append(`line ${i}\n`);

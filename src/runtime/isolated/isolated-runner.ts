@@ -11,6 +11,7 @@ import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { safeEnvironment } from "../../policy/capability.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
+import { ConsoleBuffer } from "../console-capture.ts";
 import { InlineRunner } from "../inline-runner.ts";
 import { locateTypebox } from "../typebox.ts";
 import type { RunHost, RunOutcome, RunRequest, Runner } from "../runner.ts";
@@ -50,6 +51,8 @@ interface Pending {
 	/** The host the job was sent to: when it dies, the job fails; a host started after it is not concerned. */
 	process: HostProcess;
 	onTimeout(): void;
+	/** The head of the call's console output as it arrives, for a failure that comes from here (deadline, crash). */
+	printed: ConsoleBuffer;
 }
 
 export class IsolatedRunner implements Runner {
@@ -157,13 +160,15 @@ export class IsolatedRunner implements Runner {
 				pauses: 0,
 				children: new Set(),
 				process,
+				printed: new ConsoleBuffer(),
 				finish: (result) => {
 					if (!this.pending.has(callId)) return;
 					this.pending.delete(callId);
 					clearTimeout(entry.timer);
 					signal?.removeEventListener("abort", onAbort);
 					for (const child of entry.children) killGroup(child);
-					resolve(result);
+					const printed = result.ok || result.error.details.console !== undefined ? undefined : entry.printed.text();
+					resolve(result.ok || printed === undefined ? result : fail(result.error.with({ console: printed })));
 				},
 				onTimeout: () => {
 					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
@@ -245,6 +250,9 @@ export class IsolatedRunner implements Runner {
 				return;
 			case "notify":
 				this.pending.get(message.callId)?.host?.notify(message.message, message.level);
+				return;
+			case "console":
+				this.pending.get(message.callId)?.printed.append(message.text);
 				return;
 			case "broker": {
 				const entry = this.pending.get(message.callId);

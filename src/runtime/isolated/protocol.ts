@@ -113,6 +113,7 @@ export type FromHost =
 	/** `tool` and `hash` say whose worker asks, also outside any call (while its module loads). */
 	| { type: "broker"; requestId: number; callId: number; tool: string; hash: string; request: BrokerRequest }
 	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
+	| { type: "console"; callId: number; text: string }
 	| { type: "stopped"; tool: string }
 	/** The host passed its memory limit: it asks to be ended (it restarts on the next call), with the calls it failed. */
 	| { type: "recycle"; results: FromHost[] };
@@ -123,7 +124,9 @@ export type ToWorker = { type: "call"; callId: number; params: Record<string, un
 export type FromWorker =
 	| { type: "result"; callId: number; ok: true; output: ToolOutput; console?: string }
 	| { type: "result"; callId: number; ok: false; error: WireError }
-	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" };
+	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
+	/** The head of a call's console output as it is written: what is left of it if the call is stopped. */
+	| { type: "console"; callId: number; text: string };
 
 /** On a worker's broker port: a request, and for a synchronous one the flag the worker sleeps on. */
 export interface PortRequest {

@@ -72,7 +72,7 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 	}
 	const controller = new AbortController();
 	calls.set(callId, controller);
-	const output = new ConsoleBuffer();
+	const output = new ConsoleBuffer((text) => post({ type: "console", callId, text }));
 	consoles.set(callId, output);
 	const ctx = {
 		cwd: context.cwd,
