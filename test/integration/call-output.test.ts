@@ -110,6 +110,18 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 		expect(await text("printer", { text: "gamma" })).not.toContain("alpha");
 	});
 
+	it("drops what a timer of an earlier call prints during a later one", async () => {
+		await forge(
+			"late-printer",
+			'if (params.text === "first") { setTimeout(() => console.log("late from the first call"), 30); return "returned"; }\nconsole.log("second call starts");\nawait new Promise((r) => setTimeout(r, 120));\nconsole.log("second call ends");',
+			{ type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+		);
+		expect(await text("late-printer", { text: "first" })).toBe("returned");
+		const second = await text("late-printer", { text: "second" });
+		expect(second).toMatch(/\nsecond call starts\nsecond call ends$/);
+		expect(second).not.toContain("late from the first call");
+	});
+
 	it("keeps what a call printed out of a returned value, and puts it in a failure", async () => {
 		await forge("chatty", 'console.log("working on", params.text);\nif (params.text === "bad") throw new Error("cannot do bad");\nreturn params.text.toUpperCase();', {
 			type: "object",
