@@ -27,7 +27,7 @@ export async function exportPackage(toolbox: Toolbox, outDir: string, names: str
 	if (chosen.length === 0) return fail(new ForgeError("not-found", "There is no healthy tool to export."));
 	await mkdir(join(outDir, "tools"), { recursive: true });
 	for (const name of chosen) {
-		const [source, meta] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
+		const [source, meta] = await Promise.all([toolbox.store.readSource(name), toolbox.readMeta(name)]);
 		await Promise.all([writeFile(join(outDir, "tools", tsFileOf(name)), source!), writeFile(join(outDir, "tools", jsonFileOf(name)), meta!)]);
 	}
 	const name = packageName ?? `${basename(outDir).toLowerCase().replace(/[^a-z0-9-]+/g, "-") || "forged"}-tools`;

@@ -12,6 +12,8 @@ export interface Derived {
 	/** Set when the derivation loaded and compiled the source (so the first call needs no compile). */
 	source?: string;
 	compiled?: CompiledCode;
+	/** The metadata derived for a hand edit (written to `forge-<name>.json` unless `write: false`). */
+	metaText?: string;
 }
 
 /** With `write: false` (a read-only open) a hand edit's new metadata is derived but not written. */
@@ -49,8 +51,9 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		...(meta?.tests ? { tests: meta.tests } : {}),
 		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
 	};
-	if (options.write !== false) await store.writeMeta(name, serializeMeta(next));
-	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs };
+	const nextText = serializeMeta(next);
+	if (options.write !== false) await store.writeMeta(name, nextText);
+	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs, metaText: nextText };
 }
 
 function brokenEntry(name: string, meta: ToolMeta | undefined, stamps: ToolStamps, error: ForgeError): RegistryEntry {

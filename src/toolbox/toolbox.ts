@@ -86,6 +86,8 @@ export class Toolbox {
 	private readonly failedForges = new Map<string, number>();
 	/** Opened with `readOnly`: nothing is ever written into the toolbox folder. */
 	private readOnly = false;
+	/** In a read-only open, the metadata derived for hand edits, which is not written. */
+	private readonly unwrittenMeta = new Map<string, string>();
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -209,6 +211,7 @@ export class Toolbox {
 	private async derive(name: string): Promise<RegistryEntry> {
 		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight, { write: !this.readOnly });
 		if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
+		if (this.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
 		if (derived.entry.status === "ok" && !this.readOnly) await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered");
 		return derived.entry;
 	}
@@ -472,11 +475,16 @@ export class Toolbox {
 		return this.testRunner(code, meta);
 	}
 
+	/** A tool's metadata as it is now: its file, or what a read-only open derived for a hand edit and did not write. */
+	async readMeta(name: string): Promise<string | undefined> {
+		return this.unwrittenMeta.get(name) ?? this.store.readMeta(name);
+	}
+
 	/** Runs a live tool's tests on demand (`/forge test`, `agent-forge test`). */
 	async runTests(name: string): Promise<Result<TestVerdict[]>> {
 		const entry = this.get(name);
 		if (!entry) return fail(this.notFound(name));
-		const metaText = await this.store.readMeta(name);
+		const metaText = await this.readMeta(name);
 		const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
 		if (!meta?.ok) return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
 		const compiled = await this.compiledTool(entry);

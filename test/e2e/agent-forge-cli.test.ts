@@ -2,6 +2,7 @@
 // read-only commands that leave the project byte-for-byte as it was; and sharing: export a toolbox as a pi package,
 // `pi install` it into a fresh agent dir, and call its tools there through the real pi; import it back.
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -204,6 +205,11 @@ describe("agent-forge as a command line", () => {
 			const run = cli(cwd, agentDir, ...args);
 			expect(run.err, args.join(" ")).not.toMatch(STACK_FRAME);
 		}
+		// The export carries the hand edit with the metadata derived for it (not written into the toolbox).
+		const exported = JSON.parse(await readFile(join(out, "tools", "forge-word-count.json"), "utf8"));
+		const exportedSource = await readFile(join(out, "tools", "forge-word-count.ts"), "utf8");
+		expect(exportedSource).toContain("characters: -1");
+		expect(exported).toMatchObject({ version: 2, hash: `sha256-${createHash("sha256").update(exportedSource).digest("hex")}` });
 		const list = cli(cwd, agentDir, "list").out;
 		expect(list).toMatch(/word-count\s+v2\s+unverified/);
 		expect(list).toMatch(/todo-scan\s+v1\s+broken/);
