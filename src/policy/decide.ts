@@ -1,6 +1,10 @@
 // The capability policy: whether a forged tool may have a capability now, may never have it, or must ask a person.
-import { isAbsolute, normalize, parse, sep } from "node:path";
+import { isAbsolute, sep } from "node:path";
 import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey, describeCapability } from "./capability.ts";
+import { isInside, sameLocation } from "./paths.ts";
+import { type ProtectedLocation, protectedTarget } from "./protected.ts";
+
+export { isInside } from "./paths.ts";
 
 /** Capability keys remembered for one tool; a key ending in "/" (e.g. "read:/data/") covers every path under it. */
 export interface ToolGrants {
@@ -14,8 +18,8 @@ export interface PolicyContext {
 	projectDir: string;
 	/** Realpath of os.tmpdir(). */
 	tempDir: string;
-	/** Realpaths nobody may write: the toolbox, the forge's config and grants. */
-	protectedDirs: string[];
+	/** Locations no tool may write, and folders above them (see protected.ts). */
+	protected: readonly ProtectedLocation[];
 	/** Remembered for this tool. */
 	grants: ToolGrants;
 }
@@ -24,7 +28,8 @@ export type Decision = { verdict: "allow"; reason: string } | { verdict: "deny";
 
 /** The reasons decide() gives, so callers and tests can tell them apart without parsing prose. */
 export const REASONS = {
-	protected: "the toolbox is never writable by a tool",
+	/** The end of every protected-location refusal: "<what> is never writable by a forged tool". */
+	protected: "is never writable by a forged tool",
 	notAbsolute: "the path is not absolute",
 	insideProject: "inside the project",
 	insideTemp: "inside the OS temp dir",
@@ -35,18 +40,20 @@ export const REASONS = {
 	strict: "strict policy never grants",
 } as const;
 
+/** The refusal of a write to a protected location. */
+export const protectedReason = (what: string) => `${what} ${REASONS.protected}`;
+
 /** Denials no grant and no policy can lift. */
-const FINAL_DENIALS: ReadonlySet<string> = new Set([REASONS.protected, REASONS.notAbsolute]);
+const isFinalDenial = (reason: string) => reason === REASONS.notAbsolute || reason.endsWith(REASONS.protected);
 
 export function decide(capability: Capability, context: PolicyContext): Decision {
 	if (capability.kind === "fs-read" || capability.kind === "fs-write") {
 		const { path } = capability;
 		// A relative path cannot be placed against the project or the toolbox, so it is refused rather than guessed.
 		if (!isAbsolute(path)) return deny(REASONS.notAbsolute);
-		// Inside a protected folder, or above one (removing or renaming `.pi` would take the toolbox with it).
-		if (capability.kind === "fs-write" && context.protectedDirs.some((dir) => isInside(path, dir) || isInside(dir, path))) {
-			return deny(REASONS.protected);
-		}
+		// Inside a protected location, or above one (removing or renaming `.pi` would take the toolbox with it).
+		const target = capability.kind === "fs-write" ? protectedTarget(path, context.protected) : undefined;
+		if (target) return deny(protectedReason(target));
 		if (isInside(path, context.projectDir)) return allow(REASONS.insideProject);
 		if (isInside(path, context.tempDir)) return allow(REASONS.insideTemp);
 	}
@@ -77,27 +84,6 @@ export function grantCovers(grant: string, key: string): boolean {
 	return false;
 }
 
-/** `path` is `dir` or below it; "/a/bc" is not inside "/a/b"; trailing slashes and "." / ".." segments don't matter. */
-export function isInside(path: string, dir: string): boolean {
-	if (!path || !dir) return false;
-	const p = trimSeparators(path);
-	const d = trimSeparators(dir);
-	if (p === d) return true;
-	const prefix = d.endsWith("/") || d.endsWith(sep) ? d : d + sep;
-	return p.startsWith(prefix);
-}
-
-function sameLocation(a: string, b: string): boolean {
-	return trimSeparators(a) === trimSeparators(b);
-}
-
-/** Normalized, without trailing separators, except for a root ("/"), which is nothing but its separator. */
-function trimSeparators(path: string): string {
-	const normalized = normalize(path);
-	if (parse(normalized).root === normalized) return normalized;
-	return normalized.replace(/[\\/]+$/, "");
-}
-
 /**
  * One actionable line for the model or the user when a capability is refused and no person could be asked.
  * `project` (the realpath the grants are kept under) makes the JSON path exact; `decision` lets the hint say
@@ -111,9 +97,9 @@ export function refusalHint(
 	options: { project?: string; decision?: Decision } = {},
 ): string {
 	const { decision } = options;
-	if (decision?.verdict === "deny" && FINAL_DENIALS.has(decision.reason)) {
-		return decision.reason === REASONS.protected
-			? `No policy lets a forged tool write the toolbox or the forge's own files; have '${tool}' write inside the project or the OS temp dir instead.`
+	if (decision?.verdict === "deny" && isFinalDenial(decision.reason)) {
+		return decision.reason.endsWith(REASONS.protected)
+			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in the OS temp dir.`
 			: `'${tool}' must name files by absolute path; resolve a relative one against the project first.`;
 	}
 	const key = capabilityKey(capability);

@@ -66,7 +66,7 @@ describe("attacks through the real pi", () => {
 		const event = await forgeAndUse("overwrite", 'import { writeFileSync } from "node:fs";\nwriteFileSync(".pi/forge/extensions/forge-greet.ts", "export {};");\nreturn "done";');
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: permission)");
-		expect(event.text).toContain("the toolbox is never writable by a tool");
+		expect(event.text).toContain("the toolbox is never writable by a forged tool");
 	});
 
 	it("raw bytes for the runner's channel to pi are refused, and pi keeps going", async () => {

@@ -1,7 +1,8 @@
 // The capability policy: every rule of decide() under every policy, grant keys, and the hint given on refusal.
 import { describe, expect, it } from "vitest";
 import type { Capability } from "../../src/policy/capability.ts";
-import { type Decision, type PolicyContext, REASONS, decide, grantCovers, isInside, refusalHint } from "../../src/policy/decide.ts";
+import { type Decision, type PolicyContext, REASONS, decide, grantCovers, isInside, protectedReason, refusalHint } from "../../src/policy/decide.ts";
+import { protectedLocations } from "../../src/policy/protected.ts";
 
 type Policy = PolicyContext["policy"];
 const POLICIES: Policy[] = ["strict", "prompt", "permissive"];
@@ -15,7 +16,7 @@ function context(policy: Policy, grants: Partial<PolicyContext["grants"]> = {}):
 		policy,
 		projectDir: PROJECT,
 		tempDir: "/tmp",
-		protectedDirs: [TOOLBOX, FORGE_CONFIG],
+		protected: [{ path: TOOLBOX, what: "the toolbox" }, { path: FORGE_CONFIG, what: "Agent Forge's settings and grants" }],
 		grants: { allow: grants.allow ?? [], deny: grants.deny ?? [] },
 	};
 }
@@ -29,16 +30,19 @@ const inline: Capability = { kind: "inline" };
 const allow = (reason: string): Decision => ({ verdict: "allow", reason });
 const deny = (reason: string): Decision => ({ verdict: "deny", reason });
 const ask: Decision = { verdict: "ask" };
+const TOOLBOX_DENIED = deny(protectedReason("the toolbox"));
+const SETTINGS_DENIED = deny(protectedReason("Agent Forge's settings and grants"));
+const HOLDER_DENIED = deny(protectedReason("a folder that holds the toolbox"));
 
 describe("decide, without remembered grants", () => {
 	// Each row: the capability, then the decision under strict, prompt and permissive.
 	const rows: Array<[string, Capability, Decision, Decision, Decision]> = [
-		["write in the toolbox", write(`${TOOLBOX}/forge-x.ts`), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
-		["write the toolbox dir itself", write(TOOLBOX), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
-		["write the grants file", write(`${FORGE_CONFIG}/grants.json`), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
+		["write in the toolbox", write(`${TOOLBOX}/forge-x.ts`), TOOLBOX_DENIED, TOOLBOX_DENIED, TOOLBOX_DENIED],
+		["write the toolbox dir itself", write(TOOLBOX), TOOLBOX_DENIED, TOOLBOX_DENIED, TOOLBOX_DENIED],
+		["write the grants file", write(`${FORGE_CONFIG}/grants.json`), SETTINGS_DENIED, SETTINGS_DENIED, SETTINGS_DENIED],
 		["write in the project", write(`${PROJECT}/src/a.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
 		// The project folder holds the toolbox: writing it as a whole (rm -r, rename) would take the toolbox along.
-		["write the project dir", write(PROJECT), deny(REASONS.protected), deny(REASONS.protected), deny(REASONS.protected)],
+		["write the project dir", write(PROJECT), HOLDER_DENIED, HOLDER_DENIED, HOLDER_DENIED],
 		["read in the project", read(`${PROJECT}/README.md`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
 		["read the toolbox", read(`${TOOLBOX}/forge-x.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
 		["write in the temp dir", write("/tmp/out.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
@@ -66,23 +70,23 @@ describe("decide, without remembered grants", () => {
 	}
 
 	it("keeps a protected dir inside the project closed even under permissive", () => {
-		const inside = { ...context("permissive"), protectedDirs: [`${PROJECT}/.pi/forge/extensions`] };
-		expect(decide(write(`${PROJECT}/.pi/forge/extensions/forge-evil.ts`), inside)).toEqual(deny(REASONS.protected));
-		expect(decide(write(`${PROJECT}/.pi/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(deny(REASONS.protected));
+		const inside = { ...context("permissive"), protected: [{ path: `${PROJECT}/.pi/forge/extensions`, what: "the toolbox" }] };
+		expect(decide(write(`${PROJECT}/.pi/forge/extensions/forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
+		expect(decide(write(`${PROJECT}/.pi/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
 		expect(decide(write(`${PROJECT}/.pi/forge/extensions-not/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
 		expect(decide(write(`${PROJECT}/.pi/forge/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
 	});
 
 	it("protects a dir even when a protected dir is given with a trailing slash", () => {
-		const ctx = { ...context("permissive"), protectedDirs: [`${TOOLBOX}/`] };
-		expect(decide(write(TOOLBOX), ctx)).toEqual(deny(REASONS.protected));
-		expect(decide(write(`${TOOLBOX}/a`), ctx)).toEqual(deny(REASONS.protected));
+		const ctx = { ...context("permissive"), protected: [{ path: `${TOOLBOX}/`, what: "the toolbox" }] };
+		expect(decide(write(TOOLBOX), ctx)).toEqual(TOOLBOX_DENIED);
+		expect(decide(write(`${TOOLBOX}/a`), ctx)).toEqual(TOOLBOX_DENIED);
 	});
 
 	it("never grants writing the toolbox, whatever is remembered", () => {
 		for (const policy of POLICIES) {
 			const ctx = context(policy, { allow: [`write:${TOOLBOX}/`, `write:${TOOLBOX}/forge-x.ts`, "write:/"] });
-			expect(decide(write(`${TOOLBOX}/forge-x.ts`), ctx)).toEqual(deny(REASONS.protected));
+			expect(decide(write(`${TOOLBOX}/forge-x.ts`), ctx)).toEqual(TOOLBOX_DENIED);
 		}
 	});
 });
@@ -202,13 +206,52 @@ describe("refusalHint", () => {
 });
 
 describe("folders above a protected one", () => {
-	const context = { policy: "permissive" as const, projectDir: "/p", tempDir: "/t", protectedDirs: ["/p/.pi/forge/extensions"], grants: { allow: [], deny: [] } };
+	const context = { policy: "permissive" as const, projectDir: "/p", tempDir: "/t", protected: [{ path: "/p/.pi/forge/extensions", what: "the toolbox" }], grants: { allow: [], deny: [] } };
 	it("cannot be written (removing or renaming .pi would take the toolbox along)", () => {
-		expect(decide({ kind: "fs-write", path: "/p/.pi" }, context)).toEqual({ verdict: "deny", reason: REASONS.protected });
-		expect(decide({ kind: "fs-write", path: "/p" }, context)).toEqual({ verdict: "deny", reason: REASONS.protected });
+		expect(decide({ kind: "fs-write", path: "/p/.pi" }, context)).toEqual(HOLDER_DENIED);
+		expect(decide({ kind: "fs-write", path: "/p" }, context)).toEqual(HOLDER_DENIED);
 		expect(decide({ kind: "fs-write", path: "/p/src/a.ts" }, context).verdict).toBe("allow");
 	});
 	it("inline is asked for even under permissive: it gives up the isolation", () => {
 		expect(decide({ kind: "inline" }, context)).toEqual({ verdict: "ask" });
+	});
+});
+
+describe("the locations pi, git and other agents run or trust (every policy, every grant)", () => {
+	const locations = protectedLocations({ projectDir: "/p", tempDir: "/t", agentDir: "/home/u/.pi/agent", toolboxDir: "/p/.pi/forge/extensions", forgeHome: "/home/u/.pi/agent/forge" });
+	const everything = { allow: ["write:/", "write:/p/", "write:/t/", "write:/home/"], deny: [] };
+	it.each([
+		["/p/.pi/extensions/helper.ts", ".pi/ (pi loads extensions, settings and prompts from it)"],
+		["/p/.pi/settings.json", ".pi/ (pi loads extensions, settings and prompts from it)"],
+		["/p/.pi/forge/config.json", ".pi/ (pi loads extensions, settings and prompts from it)"],
+		["/p/.git/hooks/pre-commit", ".git/ (git runs its hooks and reads its config from it)"],
+		["/p/.git/config", ".git/ (git runs its hooks and reads its config from it)"],
+		["/p/.husky/pre-commit", ".husky/ (git hooks run at the next commit)"],
+		["/p/.claude/settings.json", ".claude/ (another agent's settings and hooks)"],
+		["/p/AGENTS.md", "an agent instruction file (AGENTS.md)"],
+		["/p/docs/CLAUDE.md", "an agent instruction file (CLAUDE.md)"],
+		["/p/Agents.MD", "an agent instruction file (Agents.MD)"],
+		["/t/jiti/main-index.abc123.mjs", "pi's module cache (jiti), run at pi's next start"],
+		["/t/node-compile-cache/v24/x", "Node's compile cache"],
+		["/home/u/.pi/agent/extensions/evil.ts", "pi's agent dir (its extensions, settings and credentials)"],
+		["/home/u/.pi/agent/forge/grants.json", "Agent Forge's settings and grants"],
+		["/p/.pi/forge/extensions/forge-x.ts", "the toolbox"],
+		["/t", "a folder that holds pi's module cache (jiti), run at pi's next start"],
+	])("writing %s is refused: %s", (path, what) => {
+		for (const policy of POLICIES) {
+			expect(decide(write(path), { policy, projectDir: "/p", tempDir: "/t", protected: locations, grants: everything })).toEqual(deny(protectedReason(what)));
+		}
+	});
+	it("reading them is not refused for that, and neighbours stay writable", () => {
+		const ctx: PolicyContext = { policy: "prompt", projectDir: "/p", tempDir: "/t", protected: locations, grants: { allow: [], deny: [] } };
+		expect(decide(read("/p/.git/config"), ctx)).toEqual(allow(REASONS.insideProject));
+		expect(decide(read("/p/AGENTS.md"), ctx)).toEqual(allow(REASONS.insideProject));
+		for (const path of ["/p/.github/workflows/ci.yml", "/p/docs/agents.mdx", "/p/.pirate/x", "/p/.gitignore", "/t/jiti-not/x", "/t/out.txt"]) {
+			expect(decide(write(path), ctx).verdict, path).toBe("allow");
+		}
+	});
+	it("the refusal says no grant can lift it", () => {
+		const decision = decide(write("/p/.git/hooks/pre-commit"), { policy: "permissive", projectDir: "/p", tempDir: "/t", protected: locations, grants: everything });
+		expect(refusalHint(write("/p/.git/hooks/pre-commit"), "evil", "permissive", "/g.json", { decision })).toMatch(/^No policy or grant lets a forged tool write there/);
 	});
 });

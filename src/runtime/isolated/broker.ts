@@ -8,8 +8,9 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { ForgePolicy } from "../../config.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { type Capability, capabilityKey, describeCapability } from "../../policy/capability.ts";
-import { type Decision, REASONS, decide, isInside, refusalHint } from "../../policy/decide.ts";
+import { type Decision, decide, refusalHint } from "../../policy/decide.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
+import type { ProtectedLocation } from "../../policy/protected.ts";
 import type { RunHost } from "../runner.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
 import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, WireError } from "./protocol.ts";
@@ -19,7 +20,8 @@ export interface BrokerSettings {
 	/** Real paths (symlinks resolved). */
 	projectDir: string;
 	tempDir: string;
-	protectedDirs: string[];
+	/** Locations no tool may write (see policy/protected.ts). */
+	protected: readonly ProtectedLocation[];
 	grants: GrantsStore;
 	audit: AuditLog;
 	/** The environment commands start from (the safe variables). */
@@ -47,6 +49,7 @@ const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
 
 export class Broker {
 	private prompts: Promise<unknown> = Promise.resolve();
+	private fsQueue: Promise<unknown> = Promise.resolve();
 
 	constructor(private readonly settings: BrokerSettings) {}
 
@@ -54,18 +57,41 @@ export class Broker {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
 			if (request.kind === "env" && !(request.name in process.env)) return { ok: true, value: undefined };
-			// mkdir of a folder that exists is harmless; any other write to a folder above the toolbox is not.
-			const guardAncestors = !(request.kind === "fs" && request.action === "mkdir");
+			// A recursive mkdir of a folder that is already there changes nothing (the project itself, say): nothing to decide.
+			if (await existingFolder(request)) return { ok: true, value: undefined };
 			for (const capability of capabilities) {
-				const refusal = await this.authorise(capability, call, guardAncestors);
+				const refusal = await this.authorise(capability, call);
 				if (refusal) return { ok: false, error: refusal };
 			}
 			// A person may answer after the call timed out or was cancelled: what it asked for is not done any more.
 			if (!call.alive()) return { ok: false, error: CALL_OVER };
-			return { ok: true, value: await this.perform(request, call) };
+			if (request.kind !== "fs") return { ok: true, value: await this.perform(request, call) };
+			return await this.performChecked(request, capabilities, call);
 		} catch (error) {
 			return { ok: false, error: fromError(error) };
 		}
+	}
+
+	/**
+	 * What was checked is what is done: file operations run one at a time (no other brokered operation, of any tool,
+	 * can swap a folder for a link in between), on the paths as resolved for the check, which are resolved once more
+	 * just before and must not have changed.
+	 */
+	private performChecked(request: FsRequest, checked: Capability[], call: BrokerCall): Promise<BrokerReply> {
+		const run = this.fsQueue.then(async (): Promise<BrokerReply> => {
+			const now = await this.capabilitiesOf(request);
+			const paths = (capabilities: Capability[]) => capabilities.map((c) => ("path" in c ? c.path : "")).join("\0");
+			if (paths(now) !== paths(checked)) {
+				return { ok: false, error: { phase: "permission", message: `fs.${request.action}: a path changed while it was checked (a folder or link was swapped); nothing was done.`, code: "ERR_FORGE_PERMISSION" } };
+			}
+			const args = [...request.args];
+			FS_OPS[request.action].paths.forEach(([index], i) => {
+				args[index] = (checked[i] as { path: string }).path;
+			});
+			return { ok: true, value: await this.perform({ ...request, args }, call) };
+		});
+		this.fsQueue = run.catch(() => undefined);
+		return run;
 	}
 
 	private async capabilitiesOf(request: BrokerRequest): Promise<Capability[]> {
@@ -77,7 +103,9 @@ export class Broker {
 				for (const [index, access] of FS_OPS[request.action].paths) {
 					const path = request.args[index];
 					if (typeof path !== "string" || !isAbsolute(path)) throw Object.assign(new Error(`fs.${request.action} needs a path`), { code: "ERR_INVALID_ARG_TYPE" });
-					capabilities.push({ kind: access === "read" ? "fs-read" : "fs-write", path: await realPath(path) });
+					// An operation on a link itself (unlink, rename, lstat…) is checked, and done, on the link, in its real folder.
+					const resolved = FS_OPS[request.action].onLink ? join(await realPath(dirname(path)), basename(path)) : await realPath(path);
+					capabilities.push({ kind: access === "read" ? "fs-read" : "fs-write", path: resolved });
 				}
 				return capabilities;
 			}
@@ -94,12 +122,10 @@ export class Broker {
 	}
 
 	/** Undefined when allowed; the refusal otherwise. Every decision is audited. */
-	private async authorise(capability: Capability, call: BrokerCall, guardAncestors: boolean): Promise<WireError | undefined> {
+	private async authorise(capability: Capability, call: BrokerCall): Promise<WireError | undefined> {
 		const { settings } = this;
 		const grants = settings.grants.get(settings.projectDir, call.tool);
-		let decision: Decision = guardAncestors && enclosesProtected(capability, settings.protectedDirs)
-			? { verdict: "deny", reason: REASONS.protected }
-			: decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protectedDirs: settings.protectedDirs, grants });
+		let decision: Decision = decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protected: settings.protected, grants });
 		let audited: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
 		if (decision.verdict === "ask") {
 			const answer = await this.ask(capability, call);
@@ -155,12 +181,12 @@ export class Broker {
 	}
 }
 
-/**
- * A write to a folder that holds the toolbox (removing or renaming `.pi`, say) would take the toolbox with it,
- * though the path itself is outside it.
- */
-function enclosesProtected(capability: Capability, protectedDirs: string[]): boolean {
-	return capability.kind === "fs-write" && protectedDirs.some((dir) => isInside(dir, capability.path));
+/** Whether the request is a recursive mkdir of a folder that exists. */
+async function existingFolder(request: BrokerRequest): Promise<boolean> {
+	if (request.kind !== "fs" || request.action !== "mkdir") return false;
+	const [path, options] = request.args;
+	if (typeof path !== "string" || !(options && typeof options === "object" && (options as { recursive?: unknown }).recursive === true)) return false;
+	return fsPromises.stat(path).then((stats) => stats.isDirectory(), () => false);
 }
 
 /** The real path of `path`, or for a path that does not exist yet the real path of its nearest existing parent joined with the rest. */
@@ -241,13 +267,18 @@ function checkReadOnly(request: FsRequest): void {
 }
 
 /**
- * The arguments pi's process runs an operation with. A recursive copy never follows links: only the source folder's
- * own path was checked, and a link inside it may point anywhere.
+ * The arguments pi's process runs an operation with. A recursive copy neither follows links (only the source folder's
+ * own path was checked, and a link inside it may point anywhere) nor copies them (a copied link is a made link).
  */
 function fsArguments(request: FsRequest): unknown[] {
 	if (request.action !== "cp") return request.args;
 	const [source, destination, options] = request.args;
-	return [source, destination, { ...(options && typeof options === "object" ? options : {}), dereference: false }];
+	const refuseLinks = async (path: string) => {
+		if ((await fsPromises.lstat(path)).isSymbolicLink()) throw Object.assign(new Error(`fs.cp: ${path} is a link; forged tools may not copy or make links.`), { code: "ERR_FORGE_UNSUPPORTED" });
+		return true;
+	};
+	const { filter: _ignored, ...rest } = options && typeof options === "object" ? (options as Record<string, unknown>) : {};
+	return [source, destination, { ...rest, dereference: false, filter: refuseLinks }];
 }
 
 /** Values that do not survive structured cloning as themselves go back tagged (see the fs facade's decode). */

@@ -6,26 +6,28 @@ export type Access = "read" | "write";
 export interface FsOp {
 	/** Path arguments: [argument index, access]. */
 	paths: Array<[number, Access]>;
+	/** Acts on a link itself rather than on what it points to (its paths are resolved up to their folder only). */
+	onLink?: boolean;
 }
 
 export const FS_OPS: Readonly<Record<string, FsOp>> = {
 	readFile: { paths: [[0, "read"]] },
 	readdir: { paths: [[0, "read"]] },
 	stat: { paths: [[0, "read"]] },
-	lstat: { paths: [[0, "read"]] },
+	lstat: { onLink: true, paths: [[0, "read"]] },
 	access: { paths: [[0, "read"]] },
 	realpath: { paths: [[0, "read"]] },
-	readlink: { paths: [[0, "read"]] },
+	readlink: { onLink: true, paths: [[0, "read"]] },
 	writeFile: { paths: [[0, "write"]] },
 	appendFile: { paths: [[0, "write"]] },
 	mkdir: { paths: [[0, "write"]] },
-	rm: { paths: [[0, "write"]] },
-	rmdir: { paths: [[0, "write"]] },
-	unlink: { paths: [[0, "write"]] },
+	rm: { onLink: true, paths: [[0, "write"]] },
+	rmdir: { onLink: true, paths: [[0, "write"]] },
+	unlink: { onLink: true, paths: [[0, "write"]] },
 	truncate: { paths: [[0, "write"]] },
 	chmod: { paths: [[0, "write"]] },
 	utimes: { paths: [[0, "write"]] },
-	rename: { paths: [[0, "write"], [1, "write"]] },
+	rename: { onLink: true, paths: [[0, "write"], [1, "write"]] },
 	copyFile: { paths: [[0, "read"], [1, "write"]] },
 	cp: { paths: [[0, "read"], [1, "write"]] },
 };
