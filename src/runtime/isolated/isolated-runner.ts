@@ -11,6 +11,7 @@ import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { safeEnvironment } from "../../policy/capability.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
+import { protectedLocations } from "../../policy/protected.ts";
 import { ConsoleBuffer } from "../console-capture.ts";
 import { InlineRunner } from "../inline-runner.ts";
 import { locateTypebox } from "../typebox.ts";
@@ -77,8 +78,15 @@ export class IsolatedRunner implements Runner {
 			policy: config.policy,
 			projectDir: this.projectDir,
 			tempDir: this.tempDir,
-			// The forge's own files are protected whoever builds the runner: the toolbox, the project's forge settings, grants and runtime.
-			protectedDirs: [...new Set([config.toolboxDir, dirname(config.projectConfigFile), config.forgeHome, options.runtimeDir, ...(options.protectedDirs ?? [])].map(real))],
+			// Protected whoever builds the runner: the forge's own files, and what pi, git and other agents run or trust.
+			protected: protectedLocations({
+				projectDir: this.projectDir,
+				tempDir: this.tempDir,
+				agentDir: real(config.agentDir),
+				toolboxDir: real(config.toolboxDir),
+				forgeHome: real(config.forgeHome),
+				extra: [...new Set([dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real))],
+			}),
 			grants: options.grants,
 			audit: options.audit,
 			commandEnv: safeEnvironment(process.env),
