@@ -42,14 +42,19 @@ function vitest(node, files, env) {
 	}
 }
 
-/** tmux drives pi's TUI in the end-to-end tests: installed from Debian's packages when missing and we may. */
-function ensureTmux() {
-	if (spawnSync("tmux", ["-V"]).status === 0) return;
+/**
+ * What the tests need from the system, installed from Debian's packages when missing and we may (root with apt-get):
+ * tmux drives pi's TUI, bubblewrap is the OS sandbox under test, git serves the repository for `pi install git:`.
+ */
+function ensureSystemPackages() {
+	const needed = [["tmux", ["-V"], "tmux"], ["bwrap", ["--version"], "bubblewrap"], ["git", ["--version"], "git"]];
+	const missing = needed.filter(([command, args]) => spawnSync(command, args).status !== 0).map(([, , pkg]) => pkg);
+	if (missing.length === 0) return;
 	const root = process.getuid?.() === 0 && spawnSync("apt-get", ["--version"]).status === 0;
-	if (!root) throw new Error("tmux is needed for the TUI tests: install it (e.g. apt-get install tmux) and run again.");
-	process.stderr.write("Installing tmux (apt-get) …\n");
+	if (!root) throw new Error(`The tests need ${missing.join(", ")}: install them (e.g. apt-get install ${missing.join(" ")}) and run again.`);
+	process.stderr.write(`Installing ${missing.join(", ")} (apt-get) …\n`);
 	spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-	if (spawnSync("apt-get", ["install", "-y", "-qq", "tmux"], { stdio: "inherit" }).status !== 0) throw new Error("tmux could not be installed.");
+	if (spawnSync("apt-get", ["install", "-y", "-qq", ...missing], { stdio: "inherit" }).status !== 0) throw new Error(`${missing.join(", ")} could not be installed.`);
 }
 
 const wanted = process.argv.slice(2);
@@ -58,7 +63,7 @@ if (unknown.length) {
 	console.error(`Unknown stage(s): ${unknown.join(", ")}. Stages: ${STAGES.map((s) => s.id).join(", ")}.`);
 	process.exit(2);
 }
-ensureTmux();
+ensureSystemPackages();
 const results = [];
 for (const stage of STAGES.filter((s) => wanted.length === 0 || wanted.includes(s.id))) {
 	console.log(`\n━━ ${stage.id}: ${stage.title}`);

@@ -28,6 +28,8 @@ export interface ForgeConfig {
 	pinned: string[];
 	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
 	nodePath?: string;
+	/** The OS sandbox around forged tools (`PI_FORGE_SANDBOX`): `auto` (bubblewrap where it works, default) or `off`. */
+	sandbox: "auto" | "off";
 	/** The project directory: pi's cwd. */
 	cwd: string;
 	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
@@ -121,6 +123,15 @@ export function readConfig(
 		return "strict";
 	};
 
+	// Anything but a plain "off" keeps the sandbox: a typo must not take a layer away.
+	const readSandbox = (): "auto" | "off" => {
+		const raw = env.PI_FORGE_SANDBOX?.trim().toLowerCase();
+		if (!raw || raw === "auto") return "auto";
+		if (raw === "off") return "off";
+		report({ raw, origin: { variable: "PI_FORGE_SANDBOX" } }, "is not auto or off; using auto");
+		return "auto";
+	};
+
 	const readPinned = (): string[] => {
 		if (env.PI_FORGE_PINNED !== undefined) return env.PI_FORGE_PINNED.split(",");
 		const found = fromFiles.get("pinned");
@@ -147,6 +158,7 @@ export function readConfig(
 			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", "activeChars", DEFAULT_ACTIVE_CHARS),
 			pinned: readPinned().map((name) => name.trim()).filter(Boolean),
 			nodePath: env.PI_FORGE_NODE?.trim() || undefined,
+			sandbox: readSandbox(),
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),

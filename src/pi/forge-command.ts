@@ -5,6 +5,7 @@ import { realpathSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../errors/format.ts";
+import { describeSandbox } from "../runtime/isolated/os-sandbox.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
@@ -25,7 +26,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge list [query]",
 		summary: "the toolbox as a table (best matches first with a query)",
 		takesTool: false,
-		run: async (args, { toolbox }) => toolboxTable(toolbox.list(args.join(" ") || undefined, 500).tools, new Date()),
+		// What confines the tools comes first: a person should not have to look for the absence of an OS sandbox.
+		run: async (args, { toolbox, runner }) => `${describeSandbox(await runner.sandbox())}\n\n${toolboxTable(toolbox.list(args.join(" ") || undefined, 500).tools, new Date())}`,
 	},
 	show: {
 		usage: "/forge show <tool>",

@@ -42,6 +42,7 @@ export class ForgeSession {
 				const opened = await openToolbox(cwd, process.env, { verify: "background" });
 				this.configProblems = opened.problems;
 				opened.runner.warm();
+				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
 				box = opened.toolbox;
 				this.current = opened;
 				this.ui.bind(box);

@@ -4,6 +4,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { Toolbox, ToolboxEvent } from "../toolbox/toolbox.ts";
 import { statusText } from "../ui/tiers.ts";
 import { type LastAction, widgetLines } from "../ui/widget.ts";
+import type { SandboxStatus } from "../runtime/isolated/os-sandbox.ts";
 
 export const WIDGET_KEY = "agent-forge";
 /** Relative times ("2m ago") are redrawn this often. */
@@ -16,6 +17,8 @@ export class ForgeUi {
 	private readonly executing = new Map<string, number>();
 	private timer: NodeJS.Timeout | undefined;
 	private unsubscribe: (() => void) | undefined;
+	/** The OS sandbox around the tools: its absence is shown in the status bar. */
+	private sandbox: SandboxStatus | undefined;
 
 	/** Uses this context's UI from now on (the latest context with a UI wins). */
 	attach(ctx: ExtensionContext): void {
@@ -66,6 +69,11 @@ export class ForgeUi {
 		this.render();
 	}
 
+	setSandbox(sandbox: SandboxStatus): void {
+		this.sandbox = sandbox;
+		this.render();
+	}
+
 	render(): void {
 		const { ctx, toolbox } = this;
 		if (!ctx?.hasUI || !toolbox) return;
@@ -75,7 +83,7 @@ export class ForgeUi {
 		try {
 			const verified = views.filter((v) => v.state === "ok" && v.verified).length;
 			ctx.ui.setWidget(WIDGET_KEY, widgetLines({ total: views.length, verified, broken, quarantined, last: this.last, executing: [...this.executing.keys()] }, new Date()));
-			ctx.ui.setStatus(WIDGET_KEY, statusText(views.length - broken.length - quarantined.length));
+			ctx.ui.setStatus(WIDGET_KEY, `${statusText(views.length - broken.length - quarantined.length)}${this.sandbox?.kind === "none" ? " · no OS sandbox" : ""}`);
 		} catch {
 			// A stale context (after /new or /reload): the next session_start attaches a fresh one.
 			this.ctx = undefined;

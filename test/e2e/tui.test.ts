@@ -52,6 +52,7 @@ describe("the TUI", () => {
 		await prompt(tui, "change greet", "v2 done");
 
 		let screen = await prompt(tui, "/forge", /TOOL\s+VER\s+STATE/);
+		expect(screen).toMatch(/OS sandbox: bubblewrap \d[\d.]* \(kernel-enforced; Node's permission model inside it\)/);
 		expect(screen).toMatch(/greet\s+v2\s+draft\s+0\s+0\s+never\s+The greet tool\./);
 
 		screen = await prompt(tui, "/forge show greet", "forge-greet.ts:");
@@ -75,6 +76,14 @@ describe("the TUI", () => {
 		tui.press("Enter");
 		screen = await tui.waitFor("Removed 'greet'. It is no longer offered to the model.");
 		screen = await tui.waitFor("Evolved Tools: 0");
+	});
+
+	it("without an OS sandbox the status bar and /forge say so", async () => {
+		tui = await startTui([{ text: "ok" }], { env: { PI_FORGE_SANDBOX: "off" } });
+		let screen = await prompt(tui, "hello", "ok");
+		expect(screen).toContain("Forge Tier: Cold Anvil (0 tools · 1 to Apprentice) · no OS sandbox");
+		screen = await prompt(tui, "/forge", "No OS sandbox");
+		expect(screen).toContain("No OS sandbox: turned off (PI_FORGE_SANDBOX=off).");
 	});
 
 	it("/forge completes sub-commands and tool names", async () => {

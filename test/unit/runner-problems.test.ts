@@ -30,10 +30,17 @@ describe("diagnoseStart", () => {
 		expect(missing.remedy).toContain("create the missing folder");
 	});
 
-	it("anything else keeps its message and says the runner starts again", () => {
+	it("the same failures seen through the OS sandbox (bubblewrap could not run the binary)", () => {
+		const eacces = diagnoseStart({ error: new Error("the runner host exited (code 1): bwrap: execvp /usr/bin/node: Permission denied"), node, runtimeDir });
+		expect(eacces.cause).toBe("pi's process could not start /usr/bin/node (EACCES)");
+		const enoent = diagnoseStart({ error: new Error("the runner host exited (code 1): bwrap: execvp /usr/bin/node: No such file or directory"), node, runtimeDir });
+		expect(enoent.remedy).toContain("point PI_FORGE_NODE at an installed Node binary");
+	});
+
+	it("anything else keeps its message and names what to check", () => {
 		const other = diagnoseStart({ error: new Error("the runner host exited (SIGKILL)"), node, runtimeDir });
 		expect(other.cause).toBe("the runner host exited (SIGKILL)");
-		expect(other.remedy).toContain("the runner is started again on the next call");
+		expect(other.remedy).toMatch(/^check that \/usr\/bin\/node is Node 22\.19 or newer/);
 	});
 });
 

@@ -2,7 +2,7 @@
 // project, a command, an environment variable, the in-process API) is decided by the policy — asking a person through
 // pi's UI where there is one — written to the audit log, and only then done here, in pi's process.
 import { type ChildProcess, spawn } from "node:child_process";
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, readdirSync } from "node:fs";
 import * as fsPromises from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { ForgePolicy } from "../../config.ts";
@@ -10,7 +10,8 @@ import type { AuditLog } from "../../policy/audit-log.ts";
 import { type Capability, capabilityKey, describeCapability } from "../../policy/capability.ts";
 import { type Decision, decide, refusalHint } from "../../policy/decide.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
-import type { ProtectedLocation } from "../../policy/protected.ts";
+import { INSTRUCTION_FILES, type ProtectedLocation } from "../../policy/protected.ts";
+import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import type { RunHost } from "../runner.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
 import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, WireError } from "./protocol.ts";
@@ -26,6 +27,8 @@ export interface BrokerSettings {
 	audit: AuditLog;
 	/** The environment commands start from (the safe variables). */
 	commandEnv: Record<string, string>;
+	/** Whether commands keep the network (in the OS sandbox; without one they always have it). */
+	network: boolean;
 }
 
 /** The call a request belongs to; absent when the tool asks outside any call (e.g. while its module loads). */
@@ -50,8 +53,14 @@ const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
 export class Broker {
 	private prompts: Promise<unknown> = Promise.resolve();
 	private fsQueue: Promise<unknown> = Promise.resolve();
+	private sandbox: SandboxStatus = { kind: "none", reason: "not yet looked for" };
 
 	constructor(private readonly settings: BrokerSettings) {}
+
+	/** Commands a tool was granted run in this OS sandbox from now on. */
+	useSandbox(sandbox: SandboxStatus): void {
+		this.sandbox = sandbox;
+	}
 
 	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
 		try {
@@ -172,7 +181,7 @@ export class Broker {
 			case "fs":
 				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...fsArguments(request)));
 			case "exec":
-				return runCommand(request, this.settings, call);
+				return runCommand(request, this.settings, call, this.sandbox);
 			case "env":
 				return process.env[request.name];
 			case "inline":
@@ -200,13 +209,27 @@ export async function realPath(path: string): Promise<string> {
 	}
 }
 
-function runCommand(request: ExecRequest, settings: BrokerSettings, call: BrokerCall): Promise<ExecResult> {
+/**
+ * A granted command, in the OS sandbox where there is one: the project and the temp dir writable except the protected
+ * locations in them (read-only binds: the kernel refuses those writes), the network only if the policy lets tools have
+ * it. A shell command line is run by /bin/sh inside the sandbox.
+ */
+function runCommand(request: ExecRequest, settings: BrokerSettings, call: BrokerCall, sandbox: SandboxStatus): Promise<ExecResult> {
 	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
+	const spec = {
+		writable: [settings.projectDir, settings.tempDir],
+		readOnly: [...settings.protected.map((location) => location.path), ...instructionFilesIn(settings.projectDir)],
+		network: settings.network,
+	};
+	const shellLine = [request.file, ...request.args].join(" ");
+	const { command, args } = sandbox.kind === "bubblewrap"
+		? sandboxed(sandbox, spec, request.shell ? "/bin/sh" : request.file, request.shell ? ["-c", shellLine] : request.args)
+		: { command: request.file, args: request.args };
 	return new Promise((resolve) => {
-		const child = spawn(request.file, request.args, {
+		const child = spawn(command, args, {
 			cwd: request.cwd ?? settings.projectDir,
 			env: { ...settings.commandEnv, ...request.env },
-			shell: request.shell,
+			shell: sandbox.kind === "bubblewrap" ? false : request.shell,
 			detached: true,
 			stdio: ["pipe", "pipe", "pipe"],
 		});
@@ -243,6 +266,15 @@ function runCommand(request: ExecRequest, settings: BrokerSettings, call: Broker
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});
 	});
+}
+
+/** The agent instruction files at the top of the project, whatever their case (bound read-only for commands). */
+function instructionFilesIn(dir: string): string[] {
+	try {
+		return readdirSync(dir).filter((name) => INSTRUCTION_FILES.includes(name.toLowerCase())).map((name) => join(dir, name));
+	} catch {
+		return [];
+	}
 }
 
 export function killGroup(child: ChildProcess): void {

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { HostBundle } from "./bundle.ts";
 import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
+import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import type { FromHost, ToHost } from "./protocol.ts";
 
 export interface HostSpawnOptions {
@@ -12,8 +13,10 @@ export interface HostSpawnOptions {
 	cwd: string;
 	/** Directories the host may read (the project, the temp dir, the toolbox, typebox); it may write none. */
 	readRoots: string[];
-	/** Whether tools may use the network (Node 25 and later deny it otherwise). */
+	/** Whether tools may use the network (Node 25 and later deny it otherwise; so does the OS sandbox). */
 	network: boolean;
+	/** The OS sandbox the host runs in, when there is one. */
+	sandbox: SandboxStatus;
 	env: Record<string, string>;
 	typeboxPath: string;
 	rssLimitMb: number;
@@ -50,18 +53,17 @@ export class HostProcess {
 			rssLimitMb: options.rssLimitMb,
 		});
 		const permissions = permissionFlags(parseNodeVersion(options.node.version), { readRoots: [...options.readRoots, bundle.dir], network: options.network });
-		const child = spawn(
-			options.node.path,
-			[
-				...permissions,
-				// eval and new Function throw in the host and every worker: no code can be made from text at run time.
-				"--disallow-code-generation-from-strings",
-				"--no-warnings",
-				bundle.hostMain,
-				hostOptions,
-			],
-			{ cwd: options.cwd, env: options.env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced", detached: true },
-		);
+		const nodeArgs = [
+			...permissions,
+			// eval and new Function throw in the host and every worker: no code can be made from text at run time.
+			"--disallow-code-generation-from-strings",
+			"--no-warnings",
+			bundle.hostMain,
+			hostOptions,
+		];
+		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only.
+		const { command, args } = sandboxed(options.sandbox, { writable: [], readOnly: [], network: options.network }, options.node.path, nodeArgs);
+		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced", detached: true });
 		this.child = child;
 		child.stderr!.on("data", (chunk: Buffer) => {
 			this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);

@@ -20,6 +20,7 @@ import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
 import { nodeVersionOf } from "./node-flags.ts";
+import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { type FromHost, type Limits, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
 
@@ -90,6 +91,7 @@ export class IsolatedRunner implements Runner {
 			grants: options.grants,
 			audit: options.audit,
 			commandEnv: safeEnvironment(process.env),
+			network: config.policy !== "strict",
 		});
 	}
 
@@ -309,6 +311,13 @@ export class IsolatedRunner implements Runner {
 		return this.starting;
 	}
 
+	/** The OS sandbox here, found out once (a trial run of bubblewrap). */
+	private sandboxStatus: Promise<SandboxStatus> | undefined;
+	sandbox(): Promise<SandboxStatus> {
+		this.sandboxStatus ??= detectSandbox(this.options.config.sandbox);
+		return this.sandboxStatus;
+	}
+
 	/** The Node that runs the host: PI_FORGE_NODE's, asked for its version once, or the one running pi. */
 	private nodeInfo: Promise<{ path: string; version: string }> | undefined;
 	private node(): Promise<{ path: string; version: string }> {
@@ -319,7 +328,8 @@ export class IsolatedRunner implements Runner {
 
 	private async startHost(): Promise<HostProcess> {
 		const { config } = this.options;
-		const node = await this.node();
+		const [node, sandbox] = await Promise.all([this.node(), this.sandbox()]);
+		this.broker.useSandbox(sandbox);
 		const bundle = await hostBundle(this.options.runtimeDir);
 		const host: HostProcess = new HostProcess((message) => this.onMessage(message, host), (reason) => this.onExit(host, reason));
 		const typebox = locateTypebox();
@@ -329,6 +339,7 @@ export class IsolatedRunner implements Runner {
 			cwd: config.cwd,
 			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), typebox.root],
 			network: !this.limits.networkOff,
+			sandbox,
 			env: safeEnvironment(process.env),
 			typeboxPath: typebox.entry,
 			rssLimitMb: config.maxMemoryMb + 512,

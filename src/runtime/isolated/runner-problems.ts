@@ -29,11 +29,14 @@ export function diagnoseStart({ error, node, runtimeDir }: StartFailure): Diagno
 			remedy: `update Agent Forge (it chooses Node's permission flags for each version), or run it on ${SUPPORTED_NODE}; PI_FORGE_NODE names another Node binary for the runner`,
 		};
 	}
-	if (error.syscall?.startsWith("spawn") || /^spawn /.test(message)) {
+	// The same failure seen from inside the OS sandbox: bubblewrap could not run the Node binary.
+	const sandboxed = /bwrap: execvp \S+: (Permission denied|No such file or directory)/.exec(message);
+	const code = sandboxed ? (sandboxed[1] === "Permission denied" ? "EACCES" : "ENOENT") : error.code;
+	if (sandboxed || error.syscall?.startsWith("spawn") || /^spawn /.test(message)) {
 		return {
-			cause: `pi's process could not start ${node.path} (${error.code ?? message})`,
+			cause: `pi's process could not start ${node.path} (${code ?? message})`,
 			remedy:
-				error.code === "ENOENT"
+				code === "ENOENT"
 					? "point PI_FORGE_NODE at an installed Node binary, or unset it to use the Node that runs pi"
 					: "allow pi to start child processes (a sandbox, container policy or noexec mount may forbid it), or point PI_FORGE_NODE at a Node binary that may be run",
 		};
@@ -47,7 +50,7 @@ export function diagnoseStart({ error, node, runtimeDir }: StartFailure): Diagno
 	}
 	return {
 		cause: message,
-		remedy: `check that ${node.path} is ${SUPPORTED_NODE} and can start child processes; the runner is started again on the next call`,
+		remedy: `check that ${node.path} is ${SUPPORTED_NODE} and can start child processes`,
 	};
 }
 

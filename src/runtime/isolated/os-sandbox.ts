@@ -1,0 +1,70 @@
+// The OS sandbox around what forged tools run: bubblewrap on Linux (Debian's `bubblewrap` package), the outer layer
+// around Node's permission model. The runner host runs in it with the whole file system read-only and, where the policy
+// keeps tools off the network, no network at all; a command a tool was granted runs in it with the project and the
+// temp dir writable except the protected locations in them, bound read-only (the kernel refuses those writes, so no
+// race between a check and a write can reach them). Where bubblewrap is missing or cannot make its namespaces
+// (containers that forbid them, macOS, Windows), the sandbox is reported as unavailable and the Node layer stands alone.
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+
+export type SandboxStatus = { kind: "bubblewrap"; path: string; version: string } | { kind: "none"; reason: string };
+
+export interface SandboxSpec {
+	/** Folders bound read-write (everything else is read-only). */
+	writable: string[];
+	/** Paths inside the writable folders that stay read-only (bound only if they exist). */
+	readOnly: string[];
+	/** Whether the process keeps the network (otherwise it gets a network namespace of its own, with nothing in it). */
+	network: boolean;
+}
+
+const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+
+/**
+ * Whether bubblewrap can sandbox here: found, and able to make the namespaces a sandbox needs (a trial run).
+ * `setting` is PI_FORGE_SANDBOX: "off" turns it off on purpose.
+ */
+export async function detectSandbox(setting: "auto" | "off" = "auto", platform = process.platform): Promise<SandboxStatus> {
+	if (setting === "off") return { kind: "none", reason: "turned off (PI_FORGE_SANDBOX=off)" };
+	if (platform !== "linux") return { kind: "none", reason: `no OS sandbox is supported on ${platform} yet (bubblewrap is Linux only)` };
+	const path = CANDIDATES.find((candidate) => existsSync(candidate));
+	if (!path) return { kind: "none", reason: "bubblewrap (bwrap) is not installed; on Debian or Ubuntu: apt-get install bubblewrap" };
+	const trial = await run(path, [...bwrapArgs({ writable: [], readOnly: [], network: false }), "--", "/bin/true"]);
+	if (!trial.ok) return { kind: "none", reason: `bubblewrap cannot make its namespaces here (${trial.detail}); unprivileged user namespaces may be disabled` };
+	const version = await run(path, ["--version"]);
+	return { kind: "bubblewrap", path, version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown" };
+}
+
+/** bubblewrap's arguments for `spec`, up to (not including) the `--` before the command. */
+export function bwrapArgs(spec: SandboxSpec): string[] {
+	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+	for (const path of spec.writable) args.push("--bind", path, path);
+	// After the writable folders, so they win inside them; a path that does not exist cannot be bound (and so is not).
+	for (const path of spec.readOnly) args.push("--ro-bind-try", path, path);
+	if (!spec.network) args.push("--unshare-net");
+	// Its own pid namespace (no signals to pi or anything else), a new session (no typing into pi's terminal), and
+	// gone with pi.
+	args.push("--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent");
+	return args;
+}
+
+/** `command args…` inside the sandbox, when there is one; unchanged otherwise. */
+export function sandboxed(status: SandboxStatus, spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[] } {
+	if (status.kind !== "bubblewrap") return { command, args };
+	return { command: status.path, args: [...bwrapArgs(spec), "--", command, ...args] };
+}
+
+/** One line for a person: what confines forged tools here. */
+export function describeSandbox(status: SandboxStatus): string {
+	return status.kind === "bubblewrap"
+		? `OS sandbox: bubblewrap ${status.version} (kernel-enforced; Node's permission model inside it)`
+		: `No OS sandbox: ${status.reason}. Forged tools are confined by Node's permission model and the broker only.`;
+}
+
+function run(file: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
+	return new Promise((resolve) => {
+		execFile(file, args, { timeout: 5_000 }, (error, stdout, stderr) => {
+			resolve(error ? { ok: false, detail: (stderr || error.message).trim().split("\n")[0] } : { ok: true, detail: stdout.trim() });
+		});
+	});
+}
