@@ -7,6 +7,7 @@ import { createForgeTool } from "./src/pi/forge-tool.ts";
 import { createListForge } from "./src/pi/list-forge.ts";
 import { renderForgeMessage } from "./src/pi/render.ts";
 import { reportStartProblems } from "./src/pi/start-report.ts";
+import { createSpeakUp } from "./src/pi/speak-up.ts";
 import { createUseForgeTool } from "./src/pi/use-forge-tool.ts";
 
 export default function agentForge(pi: ExtensionAPI): void {
@@ -18,8 +19,10 @@ export default function agentForge(pi: ExtensionAPI): void {
 	registerForgeCommand(pi, session);
 	pi.registerMessageRenderer(FORGE_MESSAGE, renderForgeMessage);
 
+	const speakUp = createSpeakUp((ctx) => session.toolboxFor(ctx));
 	pi.on("session_start", async (_event, ctx) => {
 		session.ui.attach(ctx);
+		speakUp.reset();
 		// A toolbox that cannot be opened never stops pi: the forge's tools report it when called.
 		const openError = await session.toolboxFor(ctx).then(() => undefined, (error: Error) => error);
 		reportStartProblems(ctx, { config: session.configProblems, openError });
@@ -31,4 +34,6 @@ export default function agentForge(pi: ExtensionAPI): void {
 	pi.on("session_shutdown", async () => {
 		await session.close();
 	});
+	// The third shell command of one kind in a session earns a line suggesting a forged tool.
+	pi.on("tool_result", async (event, ctx) => speakUp.onToolResult(event, ctx));
 }

@@ -28,6 +28,8 @@ export interface ForgeConfig {
 	pinned: string[];
 	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
 	nodePath?: string;
+	/** Whether a repeated kind of shell command earns a one-line suggestion to forge a tool (`PI_FORGE_SUGGEST`, default on). */
+	suggest: boolean;
 	/** The OS sandbox around forged tools (`PI_FORGE_SANDBOX`): `auto` (bubblewrap where it works, default) or `off`. */
 	sandbox: "auto" | "off";
 	/** The project directory: pi's cwd. */
@@ -159,6 +161,7 @@ export function readConfig(
 			pinned: readPinned().map((name) => name.trim()).filter(Boolean),
 			nodePath: env.PI_FORGE_NODE?.trim() || undefined,
 			sandbox: readSandbox(),
+			suggest: env.PI_FORGE_SUGGEST?.trim().toLowerCase() !== "off",
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),
