@@ -29,7 +29,7 @@ export async function detectSandbox(setting: "auto" | "off" = "auto", platform =
 	if (platform !== "linux") return { kind: "none", reason: `no OS sandbox is supported on ${platform} yet (bubblewrap is Linux only)` };
 	const path = CANDIDATES.find((candidate) => existsSync(candidate));
 	if (!path) return { kind: "none", reason: "bubblewrap (bwrap) is not installed; on Debian or Ubuntu: apt-get install bubblewrap" };
-	const trial = await run(path, [...bwrapArgs({ writable: [], readOnly: [], network: false }), "--", "/bin/true"]);
+	const trial = await run(path, [...bwrapArgs({ writable: [], readOnly: [], network: false }), "--", "true"]);
 	if (!trial.ok) return { kind: "none", reason: `bubblewrap cannot make its namespaces here (${trial.detail}); unprivileged user namespaces may be disabled` };
 	const version = await run(path, ["--version"]);
 	return { kind: "bubblewrap", path, version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown" };
