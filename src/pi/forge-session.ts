@@ -7,8 +7,10 @@ import type { RegistryEntry } from "../store/registry.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { ToolboxWatcher } from "../toolbox/watcher.ts";
-import { selectActive } from "../toolbox/active-set.ts";
+import { type Offer, admitsFresh, selectOffer } from "../toolbox/active-set.ts";
 import { createDirectTool } from "./direct-tool.ts";
+import { ForgesInFlight } from "./forges-in-flight.ts";
+import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
 import { ForgeUi } from "./ui-controller.ts";
 
@@ -20,6 +22,16 @@ export class ForgeSession {
 	private watcher: ToolboxWatcher | undefined;
 	/** Forged tools registered with pi under their own names, with the version registered. */
 	private readonly direct = new Map<string, number>();
+	/** What pi offers from its next request on, and the healthy forged tools it leaves out. */
+	private offer: Offer = { active: [], left: [] };
+	/** Tools forged in this agent run and in the one before, each promised to the prompt after its run. */
+	private promised: { current: string[]; previous: string[] } = { current: [], previous: [] };
+	/** What each forge of this session promised about the next prompt, by name. */
+	private readonly nextOffers = new Map<string, NextOffer>();
+	/** forge_tool calls of the current assistant message (calls of a tool being forged wait for them). */
+	readonly forges = new ForgesInFlight();
+	/** The answer sent for each call by name of a forged tool that was not offered, by tool call id. */
+	private readonly answered = new Map<string, string>();
 
 	constructor(private readonly pi: ExtensionAPI) {}
 
@@ -53,6 +65,7 @@ export class ForgeSession {
 				}, { cause: error }), cwd);
 			}
 			box.onEvent((event) => {
+				if (event.type === "forged") this.promise(box, event.name);
 				if (event.type === "forged" || event.type === "reloaded" || event.type === "removed" || event.type === "executed") this.refreshActive(box);
 			});
 			this.refreshActive(box);
@@ -81,15 +94,75 @@ export class ForgeSession {
 	}
 
 	/**
-	 * The bounded active set: pinned tools and the most recently and often used ones, up to the ceiling, are registered
-	 * with pi and offered to the model; the rest stay one list_forge + use_forge_tool away. Takes effect from the next run.
+	 * The bounded active set: tools forged in this run or the one before, pinned tools, and the most recently and
+	 * often used ones, up to the ceiling, are registered with pi and offered to the model; the rest stay one
+	 * list_forge + use_forge_tool away. Takes effect from the next run (on pi's current line, from the next turn).
 	 */
 	private refreshActive(box: Toolbox): void {
 		const { pinned, activeLimit, activeChars } = box.config;
 		const candidates = box.entries().map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
-		const active = selectActive(candidates, pinned, activeLimit, new Date(), activeChars);
-		for (const name of active) this.registerDirect(box.get(name));
-		this.syncActiveTools(new Set(active.filter((name) => this.direct.has(name))));
+		const fresh = [...new Set([...this.promised.current, ...this.promised.previous])];
+		const offer = selectOffer(candidates, { pinned, limit: activeLimit, now: new Date(), budget: activeChars, fresh });
+		for (const name of offer.active) this.registerDirect(box.get(name));
+		const active = offer.active.filter((name) => this.direct.has(name));
+		this.offer = { active, left: offer.left };
+		this.syncActiveTools(new Set(active));
+	}
+
+	/** A tool was forged in this run: promise it to the next prompt if the run's forges leave room for it. */
+	private promise(box: Toolbox, name: string): void {
+		const entry = box.get(name);
+		if (!entry) return;
+		const promised = this.promised.current.flatMap((n) => box.get(n) ?? []);
+		const { activeLimit, activeChars } = box.config;
+		if (admitsFresh(promised, entry, activeLimit, activeChars)) {
+			if (!this.promised.current.includes(name)) this.promised.current.push(name);
+			this.nextOffers.set(name, { offered: true });
+		} else {
+			this.nextOffers.set(name, { offered: false, forgedThisRun: promised.length + 1, limit: activeLimit, budget: activeChars });
+		}
+	}
+
+	/** What the last forge of `name` promised about the next prompt. */
+	nextOffer(name: string, box: Toolbox): NextOffer {
+		const known = this.nextOffers.get(name);
+		if (known) return known;
+		if (this.offer.active.includes(name)) return { offered: true };
+		return { offered: false, forgedThisRun: this.promised.current.length, limit: box.config.activeLimit, budget: box.config.activeChars };
+	}
+
+	/** pi started an agent run: the previous run's forges keep their place through this run, then make way. */
+	runStarted(): void {
+		this.promised = { current: [], previous: this.promised.current };
+	}
+
+	/** The system-prompt note naming the forged tools pi does not offer directly (none when all are offered). */
+	offerNote(): string | undefined {
+		return notOfferedNote(this.offer.left);
+	}
+
+	/**
+	 * pi answers a call of a tool outside the request's tool list with a bare "Tool X not found", before any extension
+	 * sees the call. For a forged tool, the model is sent instead how to run it (the same text every time for a call).
+	 */
+	answerNotOffered<M>(messages: M[]): M[] {
+		// The toolbox as it is now, without waiting: before it opens no forged tool can have been called.
+		const box = this.current?.toolbox;
+		if (!box) return messages;
+		return messages.map((message) => {
+			const result = message as { role?: string; toolCallId?: string; toolName?: string; isError?: boolean; content?: unknown };
+			if (result.role !== "toolResult" || !result.isError || typeof result.toolName !== "string" || typeof result.toolCallId !== "string") return message;
+			const content = result.content as Array<{ type: string; text?: string }> | undefined;
+			if (content?.length !== 1 || content[0].text !== piNotFound(result.toolName)) return message;
+			let text = this.answered.get(result.toolCallId);
+			if (text === undefined) {
+				const entry = box.get(result.toolName);
+				if (!entry) return message;
+				text = notOfferedAnswer(entry.name, entry.version, argumentsOf(messages, result.toolCallId), box.state(entry));
+				this.answered.set(result.toolCallId, text);
+			}
+			return { ...message, content: [{ type: "text", text }] };
+		});
 	}
 
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
@@ -124,4 +197,15 @@ export class ForgeSession {
 		await toolbox?.close();
 		this.opened = undefined;
 	}
+}
+
+/** The arguments of a tool call, from the assistant message that made it. */
+function argumentsOf(messages: readonly unknown[], toolCallId: string): unknown {
+	for (const message of messages) {
+		const { role, content } = message as { role?: string; content?: unknown };
+		if (role !== "assistant" || !Array.isArray(content)) continue;
+		const call = content.find((part: { type?: string; id?: string }) => part?.type === "toolCall" && part.id === toolCallId);
+		if (call) return (call as { arguments?: unknown }).arguments;
+	}
+	return undefined;
 }

@@ -4,6 +4,8 @@ import { createTwoFilesPatch } from "diff";
 import type { Forged } from "../forge/pipeline.ts";
 import { type TestsChange, describeTest } from "../forge/tool-tests.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import type { ForgeOutcome } from "./forges-in-flight.ts";
+import { type NextOffer, offerLine } from "./offer-text.ts";
 import { exampleArgs } from "../schema/example-args.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
@@ -46,27 +48,35 @@ export function createForgeTool(session: ForgeSession) {
 		promptGuidelines: [
 			"Before forge_tool, call list_forge with a query: reuse or repair an existing forged tool instead of forging a duplicate.",
 			"To change a forged tool, call list_forge with its name first: it gives the tool's schema, tests and current logic to start from.",
-			"Right after forge_tool succeeds, call the new tool with use_forge_tool; from the next prompt on it is also available under its own name.",
+			"Right after forge_tool succeeds, call the new tool with use_forge_tool; the result says whether the next prompt also offers it under its own name.",
 			"When forge_tool or a forged tool fails, read the phase, the forge-<name>.ts line and the source in the error, then call forge_tool again with the same name and the corrected logic.",
 		],
 		parameters: forgeToolSchema,
 		prepareArguments: (args) => parseJsonField(parseJsonField(args, "parametersSchema"), "tests"),
-		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-			session.ui.attach(ctx);
-			const toolbox = await session.toolboxFor(ctx);
-			const result = await toolbox.forge(params, session.takenNames());
-			if (!result.ok) throw toPiError(result.error, ctx.cwd);
-			const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
-			// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
-			const similar = result.value.previous ? undefined : mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
-			return { content: [{ type: "text", text: forgeSuccessText(result.value, similar) }], details: forgeDetails(result.value, previous) };
+		async execute(toolCallId, params, _signal, _onUpdate, ctx) {
+			// Calls of this tool in the same message wait for the outcome (settled once the new version is live).
+			let outcome: ForgeOutcome | undefined;
+			try {
+				session.ui.attach(ctx);
+				const toolbox = await session.toolboxFor(ctx);
+				const result = await toolbox.forge(params, session.takenNames());
+				outcome = result.ok ? { ok: true, version: result.value.meta.version } : { ok: false, phase: result.error.phase };
+				if (!result.ok) throw toPiError(result.error, ctx.cwd);
+				const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
+				// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
+				const similar = result.value.previous ? undefined : mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
+				const offer = session.nextOffer(result.value.meta.name, toolbox);
+				return { content: [{ type: "text", text: forgeSuccessText(result.value, similar, offer) }], details: forgeDetails(result.value, previous) };
+			} finally {
+				session.forges.settle(toolCallId, outcome);
+			}
 		},
 		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
 		renderResult: (result, options, theme, context) => renderForgeResult(result, options, theme, context.lastComponent, context.isError),
 	});
 }
 
-export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }): string {
+export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }, offer: NextOffer = { offered: true }): string {
 	const { meta } = forged;
 	const file = `forge-${meta.name}.ts`;
 	const tests = meta.tests?.length ?? 0;
@@ -75,7 +85,7 @@ export function forgeSuccessText(forged: Forged, similar?: { name: string; descr
 		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1}${forged.previous?.editedByHand ? " (with the hand edits made to it since, which did not pass the checks)" : ""} is kept as ${file}.bak.` : "This is a new tool.",
 		...testsLines(forged.tests, meta.version),
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
-		`From the next prompt on it is also available directly as the tool '${meta.name}' (or through use_forge_tool).`,
+		offerLine(meta.name, offer),
 		...(similar
 			? [`Note: '${similar.name}' looks like the same job ("${similar.description}"). If it already does what you need, use it instead; to change it, forge '${similar.name}' again rather than keeping two.`]
 			: []),

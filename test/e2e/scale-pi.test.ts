@@ -33,6 +33,10 @@ describe("a toolbox of 1,000 tools in the real pi", () => {
 		expect(forged.length).toBeGreaterThan(0);
 		expect(forged.length).toBeLessThanOrEqual(DEFAULT_ACTIVE_LIMIT);
 		expect(forged).not.toContain("tide-table");
+		// The system prompt counts the tools left out, in one bounded line.
+		const note = run.systemPrompts[0].split("\n").find((line) => line.startsWith("Forged tools not offered as tools of their own:"));
+		expect(note).toMatch(/ and [\d,]+ more \(list_forge \{query\} finds them\)\. Run one with use_forge_tool/);
+		expect(note!.length).toBeLessThan(400);
 	});
 
 	it("finds the intended tool near the top for a paraphrased query", async () => {
