@@ -52,6 +52,8 @@ export interface ForgeErrorDetails {
 	origin?: ErrorOrigin;
 	/** What the call printed to the console before it failed (bounded). */
 	console?: string;
+	/** The commands that grant what the call was refused, shown exactly (capabilities are not paths to shorten). */
+	grants?: string[];
 }
 
 export type ErrorOrigin = "logic" | "input" | "permission";

@@ -47,7 +47,7 @@ export function formatForModel(error: ForgeError, options: ModelFormatOptions = 
 }
 
 function renderForModel(error: ForgeError, options: ModelFormatOptions): string {
-	const { tool, location, source, hint, stack, args, schema, notes, console: printed, origin } = error.details;
+	const { tool, location, source, hint, stack, args, schema, notes, console: printed, origin, grants } = error.details;
 	const maxJson = options.maxJsonChars ?? 2000;
 	const prose = options.redact?.prose ?? ((text: string) => text);
 	const code = options.redact?.code ?? ((text: string) => text);
@@ -68,6 +68,7 @@ function renderForModel(error: ForgeError, options: ModelFormatOptions): string 
 	if (schema !== undefined) out.push("", `Parameters schema: ${boundedJson(schema, maxJson)}`);
 	if (printed !== undefined) out.push("", "Console output of the call:", prose(boundedTail(printed, maxJson)));
 	if (hint) out.push("", `Hint: ${prose(hint)}`);
+	if (grants?.length) out.push("", "To grant it (holds from the next call, no restart):", ...grants.map((line) => `  ${code(line)}`));
 	// A bad argument or a refused permission is not repaired in the code: the listing would only invite an edit.
 	const logicAtFault = origin !== "input" && origin !== "permission" && error.phase !== "permission";
 	if (source && logicAtFault) {

@@ -1,22 +1,39 @@
 // What a forged tool may ask pi's process for: the capabilities, their grant keys, and the safe environment.
+import { createHash } from "node:crypto";
+import { sanitizeForDisplay } from "./display.ts";
 
 export type Capability =
 	/** An absolute path, already resolved through symlinks (realpath) by the caller. */
 	| { kind: "fs-read"; path: string }
 	/** An absolute, resolved path; for a new file: the realpath of its parent dir + its basename. */
 	| { kind: "fs-write"; path: string }
-	/** `program` is the executable's basename, or "sh" for a shell command string. */
-	| { kind: "exec"; program: string; commandLine: string }
+	/**
+	 * `program` is the executable as spawn would run it (its path, looked up on PATH in pi's process); with `shell`,
+	 * `commandLine` is the whole line the shell runs. `env`: the variables the command gets beyond pi's own; `cwd`: the
+	 * folder it runs in (shown, not part of the key).
+	 */
+	| { kind: "exec"; program: string; commandLine: string; shell?: boolean; env?: readonly EnvChange[]; cwd?: string }
 	| { kind: "env"; name: string }
 	/** Run in pi's own process with the real ExtensionAPI. */
 	| { kind: "inline" };
 
 export type CapabilityKind = Capability["kind"];
 
+/** A variable a command gets that differs from pi's environment for commands; `previous` is undefined when added. */
+export interface EnvChange {
+	name: string;
+	value: string;
+	previous?: string;
+}
+
 /** The prefix of a grant key for each kind that carries a path. */
 export const PATH_KEY_PREFIX = { "fs-read": "read:", "fs-write": "write:" } as const;
 
-/** The key a grant is remembered under: "read:/etc/hosts", "write:/x/y", "exec:git", "env:OPENAI_API_KEY", "inline". */
+/**
+ * The key a grant is remembered under: "read:/etc/hosts", "write:/x/y", "exec:/usr/bin/git" (that program with any
+ * arguments), "shell:git status | head" (exactly that command line), "env:OPENAI_API_KEY", "inline". A command run
+ * with a changed environment has its own key: " env:NAME,OTHER#<digest of the values>" follows, so other values ask again.
+ */
 export function capabilityKey(c: Capability): string {
 	switch (c.kind) {
 		case "fs-read":
@@ -24,7 +41,7 @@ export function capabilityKey(c: Capability): string {
 		case "fs-write":
 			return `write:${c.path}`;
 		case "exec":
-			return `exec:${c.program}`;
+			return `${c.shell ? `shell:${c.commandLine}` : `exec:${c.program}`}${envSuffix(c.env)}`;
 		case "env":
 			return `env:${c.name}`;
 		case "inline":
@@ -40,7 +57,7 @@ export function describeCapability(c: Capability): string {
 		case "fs-write":
 			return `write ${c.path}`;
 		case "exec":
-			return `run \`${oneLine(c.commandLine) || c.program}\``;
+			return `run \`${oneLine(c.commandLine) || sanitizeForDisplay(c.program)}\``;
 		case "env":
 			return `see the environment variable ${c.name}`;
 		case "inline":
@@ -50,10 +67,18 @@ export function describeCapability(c: Capability): string {
 
 const MAX_COMMAND_SHOWN = 200;
 
-/** A command line fit for one line of a dialog: newlines folded, long ones cut. */
+/** A command line fit for one line of a message: newlines folded, control characters made visible, long ones cut. */
 function oneLine(commandLine: string): string {
-	const flat = commandLine.replace(/\s*[\r\n]+\s*/g, " ").trim();
+	const flat = sanitizeForDisplay(commandLine.replace(/\s*[\r\n]+\s*/g, " ").trim());
 	return flat.length > MAX_COMMAND_SHOWN ? `${flat.slice(0, MAX_COMMAND_SHOWN - 1)}…` : flat;
+}
+
+/** " env:A,B#1f2e3d4c5b6a" for a changed environment: the names readable, the values (maybe secrets) only as a digest. */
+function envSuffix(env: readonly EnvChange[] | undefined): string {
+	if (!env?.length) return "";
+	const sorted = [...env].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+	const digest = createHash("sha256").update(JSON.stringify(sorted.map((e) => [e.name, e.value]))).digest("hex").slice(0, 12);
+	return ` env:${sorted.map((e) => e.name).join(",")}#${digest}`;
 }
 
 /** Environment variables any tool may see: they locate things and shape output, and hold no secrets. */

@@ -1,6 +1,7 @@
 // The capability policy: whether a forged tool may have a capability now, may never have it, or must ask a person.
 import { isAbsolute, sep } from "node:path";
-import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey, describeCapability } from "./capability.ts";
+import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey } from "./capability.ts";
+import { shellQuote } from "./display.ts";
 import { isInside, sameLocation } from "./paths.ts";
 import { type ProtectedLocation, protectedTarget } from "./protected.ts";
 
@@ -85,31 +86,30 @@ export function grantCovers(grant: string, key: string): boolean {
 }
 
 /**
- * One actionable line for the model or the user when a capability is refused and no person could be asked.
- * `project` (the realpath the grants are kept under) makes the JSON path exact; `decision` lets the hint say
- * when no grant can help.
+ * The commands that grant `key` to `tool` (for its current version), as they are typed: the capability quoted for a
+ * POSIX shell on the command line, as it is after `/forge grant <tool>` in pi's TUI.
  */
-export function refusalHint(
-	capability: Capability,
-	tool: string,
-	policy: PolicyContext["policy"],
-	grantsFile: string,
-	options: { project?: string; decision?: Decision } = {},
-): string {
-	const { decision } = options;
+export function grantCommands(tool: string, key: string): { cli: string; tui: string } {
+	return { cli: `agent-forge grant ${tool} ${shellQuote(key)}`, tui: `/forge grant ${tool} ${key}` };
+}
+
+/**
+ * One actionable line for the model or the user when a capability is refused and no person could be asked. It names
+ * no capability (that goes, exact, in the grant commands beside it); `decision` lets it say when no grant can help.
+ */
+export function refusalHint(tool: string, policy: PolicyContext["policy"], grantsFile: string, decision?: Decision): string {
 	if (decision?.verdict === "deny" && isFinalDenial(decision.reason)) {
 		return decision.reason.endsWith(REASONS.protected)
 			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in the OS temp dir.`
 			: `'${tool}' must name files by absolute path; resolve a relative one against the project first.`;
 	}
-	const key = capabilityKey(capability);
-	const entry = `projects[${JSON.stringify(options.project ?? "<project dir>")}][${JSON.stringify(tool)}]`;
-	const wanted = describeCapability(capability);
+	const notABug = `This is a permission to grant, not a fault in the code of '${tool}': do not re-forge it for this.`;
+	const effect = `A grant holds for this version of '${tool}' from its next call, without a restart (it is kept in ${grantsFile}).`;
 	if (policy === "strict") {
-		return `PI_FORGE_POLICY=strict never grants, so '${tool}' may not ${wanted}; set PI_FORGE_POLICY=prompt and allow it with ${JSON.stringify(key)} in the "allow" list at ${entry} in ${grantsFile}.`;
+		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;
 	}
 	if (decision?.verdict === "deny" && decision.reason === REASONS.rememberedDeny) {
-		return `'${tool}' was refused to ${wanted} for good: to allow it, move ${JSON.stringify(key)} from the "deny" to the "allow" list at ${entry} in ${grantsFile}.`;
+		return `${notABug} A person refused it for good; the command below turns that refusal into a grant. ${effect}`;
 	}
-	return `To let '${tool}' ${wanted}, add ${JSON.stringify(key)} to the "allow" list at ${entry} in ${grantsFile} (a key ending in "/" covers a whole directory; drop it from "deny" if it is there), or set PI_FORGE_POLICY=permissive.`;
+	return `${notABug} To allow it, run the command below (with the user's consent) and call '${tool}' again; or keep '${tool}' inside the project and the OS temp dir. ${effect}`;
 }

@@ -35,14 +35,15 @@ export class HealthStore {
 		return this.tools.get(name);
 	}
 
-	record(name: string, outcome: { ok: boolean; durationMs: number; at: Date; error?: ForgeErrorData }): void {
+	/** `denied`: the call failed on a refused permission; it counts as a call, not as a failure. */
+	record(name: string, outcome: { ok: boolean; denied?: boolean; durationMs: number; at: Date; error?: ForgeErrorData }): void {
 		const health = this.tools.get(name) ?? { calls: 0, failures: 0, consecutiveFailures: 0 };
 		health.calls += 1;
 		health.lastUsedAt = outcome.at.toISOString();
 		health.lastDurationMs = Math.round(outcome.durationMs * 100) / 100;
 		if (outcome.ok) {
 			health.consecutiveFailures = 0;
-		} else {
+		} else if (!outcome.denied) {
 			health.failures += 1;
 			health.consecutiveFailures += 1;
 			health.lastError = outcome.error;

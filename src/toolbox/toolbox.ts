@@ -532,7 +532,9 @@ export class Toolbox {
 		const durationMs = performance.now() - started;
 		// The tool never ran when the runner could not start: not a call, not a failure of the tool.
 		if (!outcome.ok && outcome.error.phase === "runner") return fail(outcome.error.with({ tool: entry.name }));
-		this.health.record(entry.name, { ok: outcome.ok, durationMs, at: this.now(), error: outcome.ok ? undefined : outcome.error.toData() });
+		// A refused permission is a grant not given, not a fault of the tool: it never counts towards quarantine.
+		const denied = !outcome.ok && (outcome.error.phase === "permission" || outcome.error.details.origin === "permission");
+		this.health.record(entry.name, { ok: outcome.ok, denied, durationMs, at: this.now(), error: outcome.ok ? undefined : outcome.error.toData() });
 		this.emit({ type: "executed", name: entry.name, ok: outcome.ok, durationMs });
 		if (!outcome.ok) return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));
 		const printed = outcome.value.console;

@@ -134,12 +134,12 @@ describe("path tricks in file arguments", () => {
 	afterAll(async () => closeArena(arena));
 	afterEach(async () => expectCanaryIntact(arena));
 
-	it("reading ../../etc/passwd asks for a grant; without a UI it is refused with the grants file to edit", async () => {
+	it("reading ../../etc/passwd asks for a grant; without a UI it is refused with the command that grants it", async () => {
 		const error = failure(await box.toolbox.use("reader", { path: "../../../../../../etc/passwd" }, { host: noUI }));
 		expect(error.phase).toBe("permission");
 		expect(error.message).toBe("'reader' may not read /etc/passwd: no UI to ask.");
 		expect(error.details.hint).toContain(box.grants.file);
-		expect(error.details.hint).toContain('"read:/etc/passwd"');
+		expect(error.details.grants?.[0]).toBe("agent-forge grant reader read:/etc/passwd");
 	});
 
 	it("reading an absolute path outside the project is refused", async () => {
@@ -494,12 +494,12 @@ describe("commands and environment without grants (prompt policy, no UI)", () =>
 	});
 	afterEach(async () => expectCanaryIntact(arena));
 
-	it("execSync is refused with a hint naming the grants file and the key to add", async () => {
+	it("execSync is refused with a hint naming the grants file and the command that grants that shell line", async () => {
 		const error = failure(await forgeAndRun(box, "run-id", 'import { execSync } from "node:child_process";\nreturn execSync("id", { encoding: "utf8" });'));
 		expect(error.phase).toBe("permission");
 		expect(error.message).toBe("'run-id' may not run `id`: no UI to ask.");
 		expect(error.details.hint).toContain(box.grants.file);
-		expect(error.details.hint).toContain('"exec:sh"');
+		expect(error.details.grants?.[0]).toBe("agent-forge grant run-id shell:id");
 	});
 
 	it("pi.exec is refused the same way", async () => {
@@ -648,9 +648,17 @@ describe("asking a person (prompt policy with a UI)", () => {
 		await forgeOk(box, "ask-once", EXEC);
 		expect(text(await box.toolbox.use("ask-once", {}, { host }))).toBe("allowed\n");
 		expect(text(await box.toolbox.use("ask-once", {}, { host }))).toBe("allowed\n");
+		const title = [
+			"Forged tool 'ask-once' wants to run a shell command:",
+			"  shell line: echo allowed",
+			"  program: /bin/sh -c <the line above>",
+			`  in: ${project}`,
+			"  environment: pi's own (no changes)",
+			`"Always" allows exactly this shell line for this version of 'ask-once'.`,
+		].join("\n");
 		expect(asked).toEqual([
-			{ title: "Forged tool 'ask-once' wants to run `echo allowed`", options: ["Allow once", "Always allow for this tool", "Deny"] },
-			{ title: "Forged tool 'ask-once' wants to run `echo allowed`", options: ["Allow once", "Always allow for this tool", "Deny"] },
+			{ title, options: ["Allow once", "Always allow for this tool", "Deny"] },
+			{ title, options: ["Allow once", "Always allow for this tool", "Deny"] },
 		]);
 		expect(box.grants.get(project, "ask-once")).toEqual({ allow: [], deny: [] });
 	});
@@ -662,7 +670,7 @@ describe("asking a person (prompt policy with a UI)", () => {
 		expect(text(await box.toolbox.use("ask-always", {}, { host }))).toBe("allowed\n");
 		expect(asked).toHaveLength(1);
 		const file = JSON.parse(readFileSync(box.grants.file, "utf8"));
-		expect(file.projects[project]["ask-always"]).toEqual({ allow: ["exec:sh"], deny: [] });
+		expect(file.projects[project]["ask-always"]).toEqual({ hash: box.toolbox.get("ask-always")?.hash, allow: ["shell:echo allowed"], deny: [] });
 	});
 
 	it("Deny: the call fails (phase permission), saying the user denied it", async () => {
@@ -701,7 +709,7 @@ describe("asking a person (prompt policy with a UI)", () => {
 
 	it("the audit log records every decision", async () => {
 		await box.audit.flush();
-		const decisions = (await readAudit(box.audit.file)).filter((r) => r.capability === "exec:sh").map((r) => [r.tool, r.decision]);
+		const decisions = (await readAudit(box.audit.file)).filter((r) => r.capability?.startsWith("shell:")).map((r) => [r.tool, r.decision]);
 		expect(decisions).toEqual([
 			["ask-once", "ask-allow-once"],
 			["ask-once", "ask-allow-once"],

@@ -1,7 +1,8 @@
 // The capability policy: every rule of decide() under every policy, grant keys, and the hint given on refusal.
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { Capability } from "../../src/policy/capability.ts";
-import { type Decision, type PolicyContext, REASONS, decide, grantCovers, isInside, protectedReason, refusalHint } from "../../src/policy/decide.ts";
+import { type Decision, type PolicyContext, REASONS, decide, grantCommands, grantCovers, isInside, protectedReason, refusalHint } from "../../src/policy/decide.ts";
 import { protectedLocations } from "../../src/policy/protected.ts";
 
 type Policy = PolicyContext["policy"];
@@ -161,46 +162,56 @@ describe("isInside", () => {
 describe("refusalHint", () => {
 	const grantsFile = "/home/me/.pi/agent/forge/grants.json";
 
-	it("under prompt, names the grants file, the exact JSON path and the key, and permissive", () => {
-		const hint = refusalHint(read("/etc/hosts"), "log-parser", "prompt", grantsFile, { project: PROJECT });
+	it("under prompt, frames the refusal as a permission to grant (not a bug), on one line, naming the grants file", () => {
+		const hint = refusalHint("log-parser", "prompt", grantsFile);
+		expect(hint).toContain("a permission to grant, not a fault in the code of 'log-parser'");
+		expect(hint).toContain("run the command below");
+		expect(hint).toContain("from its next call, without a restart");
 		expect(hint).toContain(grantsFile);
-		expect(hint).toContain('"read:/etc/hosts"');
-		expect(hint).toContain(`projects["${PROJECT}"]["log-parser"]`);
-		expect(hint).toContain('"allow"');
-		expect(hint).toContain("PI_FORGE_POLICY=permissive");
+		expect(hint).not.toContain("projects[");
 		expect(hint.split("\n")).toHaveLength(1);
 	});
 
-	it("shows a placeholder for the project when none is given", () => {
-		const hint = refusalHint(exec("git", "git push"), "deploy", "prompt", grantsFile);
-		expect(hint).toContain('projects["<project dir>"]["deploy"]');
-		expect(hint).toContain('"exec:git"');
-		expect(hint).toContain("git push");
-	});
-
 	it("under strict, says strict never grants and names prompt", () => {
-		const hint = refusalHint(env("OPENAI_API_KEY"), "llm", "strict", grantsFile);
+		const hint = refusalHint("llm", "strict", grantsFile);
 		expect(hint).toContain("strict never grants");
 		expect(hint).toContain("PI_FORGE_POLICY=prompt");
-		expect(hint).toContain('"env:OPENAI_API_KEY"');
 		expect(hint).not.toContain("PI_FORGE_POLICY=permissive");
 	});
 
-	it("after a remembered deny, says to move the key out of the deny list", () => {
+	it("after a remembered deny, says the command turns the refusal into a grant", () => {
 		const decision = decide(exec("git"), context("prompt", { deny: ["exec:git"] }));
-		const hint = refusalHint(exec("git"), "t", "prompt", grantsFile, { decision });
-		expect(hint).toContain('"deny"');
-		expect(hint).toContain('"exec:git"');
-		expect(hint).toContain(grantsFile);
+		const hint = refusalHint("t", "prompt", grantsFile, decision);
+		expect(hint).toContain("refused it for good");
+		expect(hint).toContain("turns that refusal into a grant");
 	});
 
 	it("offers no grant for writing the toolbox", () => {
 		for (const policy of POLICIES) {
-			const capability = write(`${TOOLBOX}/forge-x.ts`);
-			const decision = decide(capability, context(policy));
-			const hint = refusalHint(capability, "t", policy, grantsFile, { decision });
+			const decision = decide(write(`${TOOLBOX}/forge-x.ts`), context(policy));
+			const hint = refusalHint("t", policy, grantsFile, decision);
 			expect(hint).toContain("No policy");
 			expect(hint).not.toContain(grantsFile);
+		}
+	});
+});
+
+describe("grantCommands", () => {
+	it.each([
+		["read:/etc/hostname", "agent-forge grant t read:/etc/hostname", "/forge grant t read:/etc/hostname"],
+		["exec:/usr/bin/git", "agent-forge grant t exec:/usr/bin/git", "/forge grant t exec:/usr/bin/git"],
+		["shell:ls -l | wc -l", "agent-forge grant t 'shell:ls -l | wc -l'", "/forge grant t shell:ls -l | wc -l"],
+		["shell:echo 'hi'", String.raw`agent-forge grant t 'shell:echo '\''hi'\'''`, "/forge grant t shell:echo 'hi'"],
+		["read:/data/my files/", "agent-forge grant t 'read:/data/my files/'", "/forge grant t read:/data/my files/"],
+	])("%s", (key, cli, tui) => {
+		expect(grantCommands("t", key)).toEqual({ cli, tui });
+	});
+
+	it("a quoted key reads back as the key in a POSIX shell", () => {
+		for (const key of ["shell:echo 'a' \"b\" $HOME `x`", "read:/a b/c", "exec:/usr/bin/git env:A,B#0123456789ab"]) {
+			const { cli } = grantCommands("t", key);
+			const echoed = execFileSync("/bin/sh", ["-c", `printf %s ${cli.slice("agent-forge grant t ".length)}`], { encoding: "utf8" });
+			expect(echoed).toBe(key);
 		}
 	});
 });
@@ -252,6 +263,6 @@ describe("the locations pi, git and other agents run or trust (every policy, eve
 	});
 	it("the refusal says no grant can lift it", () => {
 		const decision = decide(write("/p/.git/hooks/pre-commit"), { policy: "permissive", projectDir: "/p", tempDir: "/t", protected: locations, grants: everything });
-		expect(refusalHint(write("/p/.git/hooks/pre-commit"), "evil", "permissive", "/g.json", { decision })).toMatch(/^No policy or grant lets a forged tool write there/);
+		expect(refusalHint("evil", "permissive", "/g.json", decision)).toMatch(/^No policy or grant lets a forged tool write there/);
 	});
 });

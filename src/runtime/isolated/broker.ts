@@ -7,12 +7,15 @@ import * as fsPromises from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { ForgePolicy } from "../../config.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
-import { type Capability, capabilityKey, describeCapability } from "../../policy/capability.ts";
-import { type Decision, decide, refusalHint } from "../../policy/decide.ts";
+import { type Capability, type EnvChange, capabilityKey, describeCapability } from "../../policy/capability.ts";
+import { type Decision, REASONS, decide, grantCommands, refusalHint } from "../../policy/decide.ts";
+import { permissionTitle, shellQuote } from "../../policy/display.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
 import { INSTRUCTION_FILES, type ProtectedLocation } from "../../policy/protected.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { redactSecrets, sensitiveEnvValues } from "../../security/redact.ts";
 import type { RunHost } from "../runner.ts";
+import { resolveProgram } from "./resolve-program.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
 import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, WireError } from "./protocol.ts";
 
@@ -42,6 +45,8 @@ export interface BrokerCall {
 	children: Set<ChildProcess>;
 	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
 	alive(): boolean;
+	/** Told the commands that would grant what was just refused (kept in pi's process for the call's error). */
+	refused?(grants: string[]): void;
 }
 
 /** The reply to a request whose call has ended. */
@@ -55,7 +60,13 @@ export class Broker {
 	private fsQueue: Promise<unknown> = Promise.resolve();
 	private sandbox: SandboxStatus = { kind: "none", reason: "not yet looked for" };
 
-	constructor(private readonly settings: BrokerSettings) {}
+	/** Secret values are hidden in what a dialog shows (a screen may be shared). */
+	private readonly redact: (text: string) => string;
+
+	constructor(private readonly settings: BrokerSettings) {
+		const secrets = sensitiveEnvValues(process.env);
+		this.redact = (text) => redactSecrets(text, secrets);
+	}
 
 	/** Commands a tool was granted run in this OS sandbox from now on. */
 	useSandbox(sandbox: SandboxStatus): void {
@@ -66,6 +77,12 @@ export class Broker {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
 			if (request.kind === "env" && !(request.name in process.env)) return { ok: true, value: undefined };
+			const exec = capabilities[0]?.kind === "exec" ? capabilities[0] : undefined;
+			// A program that is nowhere to be found fails as spawn would; what runs otherwise is the file that was shown.
+			if (request.kind === "exec" && exec && !request.shell) {
+				if (!isAbsolute(exec.program)) return { ok: true, value: { stdout: "", stderr: "", status: null, signal: null, error: `spawn ${request.file} ENOENT` } satisfies ExecResult };
+				request = { ...request, file: exec.program };
+			}
 			// A recursive mkdir of a folder that is already there changes nothing (the project itself, say): nothing to decide.
 			if (await existingFolder(request)) return { ok: true, value: undefined };
 			for (const capability of capabilities) {
@@ -119,9 +136,16 @@ export class Broker {
 				return capabilities;
 			}
 			case "exec": {
-				const commandLine = request.shell ? request.file : [request.file, ...request.args].join(" ");
-				const exec: Capability = { kind: "exec", program: request.shell ? "sh" : basename(request.file), commandLine };
-				return request.cwd ? [exec, { kind: "fs-read", path: await realPath(request.cwd) }] : [exec];
+				const { commandEnv, projectDir } = this.settings;
+				const cwd = request.cwd ? await realPath(request.cwd) : projectDir;
+				const env: EnvChange[] = Object.entries(request.env ?? {})
+					.filter(([name, value]) => commandEnv[name] !== value)
+					.map(([name, value]) => (name in commandEnv ? { name, value, previous: commandEnv[name] } : { name, value }));
+				const path = request.env?.PATH ?? commandEnv.PATH;
+				const exec: Capability = request.shell
+					? { kind: "exec", program: "/bin/sh", commandLine: [request.file, ...request.args].join(" "), shell: true, env, cwd }
+					: { kind: "exec", program: resolveProgram(request.file, { cwd, path }) ?? request.file, commandLine: [request.file, ...request.args].map(shellWord).join(" "), env, cwd };
+				return request.cwd ? [exec, { kind: "fs-read", path: cwd }] : [exec];
 			}
 			case "env":
 				return [{ kind: "env", name: request.name }];
@@ -133,18 +157,20 @@ export class Broker {
 	/** Undefined when allowed; the refusal otherwise. Every decision is audited. */
 	private async authorise(capability: Capability, call: BrokerCall): Promise<WireError | undefined> {
 		const { settings } = this;
-		const grants = settings.grants.get(settings.projectDir, call.tool);
+		// A grant given since (agent-forge grant, /forge grant, a hand edit) holds from this decision on.
+		await settings.grants.refresh();
+		const grants = settings.grants.get(settings.projectDir, call.tool, call.hash);
 		let decision: Decision = decide(capability, { policy: settings.policy, projectDir: settings.projectDir, tempDir: settings.tempDir, protected: settings.protected, grants });
 		let audited: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
 		if (decision.verdict === "ask") {
 			const answer = await this.ask(capability, call);
-			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, capabilityKey(capability), "allow").catch(() => undefined);
+			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, capabilityKey(capability), "allow", call.hash).catch(() => undefined);
 			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
 			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : answer === "deny" ? "ask-deny" : undefined;
 			decision = answer === "deny" ? { verdict: "deny", reason: "denied by the user" } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always") {
-			await settings.grants.remember(settings.projectDir, call.tool, "inline", "allow").catch(() => undefined);
+			await settings.grants.remember(settings.projectDir, call.tool, "inline", "allow", call.hash).catch(() => undefined);
 		}
 		const verdict = decision.verdict === "allow" ? "allow" : "deny";
 		settings.audit.append({ at: new Date().toISOString(), tool: call.tool, version: call.hash, capability: capabilityKey(capability), decision: audited ?? verdict, reason: "reason" in decision ? decision.reason : undefined });
@@ -152,9 +178,11 @@ export class Broker {
 		if (decision.verdict === "allow") {
 			return { phase: "permission", message: `'${call.tool}' needs pi's in-process API; it may now run inside pi's process.`, hint: "Call the tool again: from now on it runs inline, with the full ExtensionAPI." };
 		}
-		const hint = decision.reason === "no UI to ask"
-			? refusalHint(capability, call.tool, settings.policy, settings.grants.file, { project: settings.projectDir })
-			: refusalHint(capability, call.tool, settings.policy, settings.grants.file, { project: settings.projectDir, decision });
+		const hint = refusalHint(call.tool, settings.policy, settings.grants.file, decision);
+		if (!isFinalDenial(decision)) {
+			const commands = grantCommands(call.tool, capabilityKey(capability));
+			call.refused?.([commands.cli, `in pi's TUI: ${commands.tui}`]);
+		}
 		return { phase: "permission", message: `'${call.tool}' may not ${describeCapability(capability)}: ${decision.reason}.`, hint, code: "ERR_FORGE_PERMISSION" };
 	}
 
@@ -166,7 +194,8 @@ export class Broker {
 		const asked = this.prompts.then(async () => {
 			const resume = call.pause();
 			try {
-				const answer = await select(`Forged tool '${call.tool}' wants to ${describeCapability(capability)}`, options);
+				const title = permissionTitle(capability, { tool: call.tool, redact: this.redact });
+				const answer = await select(title, options);
 				return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
 			} finally {
 				resume();
@@ -188,6 +217,16 @@ export class Broker {
 				return undefined;
 		}
 	}
+}
+
+/** A refusal no grant can lift (a protected location, a relative path): no command to grant it is offered. */
+function isFinalDenial(decision: Decision): boolean {
+	return decision.verdict === "deny" && (decision.reason === REASONS.notAbsolute || decision.reason.endsWith(REASONS.protected));
+}
+
+/** An argument as a shell would need it to mean the same, so the command shown reads as what runs. */
+function shellWord(word: string): string {
+	return word === "" ? "''" : shellQuote(word);
 }
 
 /** Whether the request is a recursive mkdir of a folder that exists. */

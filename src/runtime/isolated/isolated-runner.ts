@@ -55,6 +55,8 @@ interface Pending {
 	onTimeout(): void;
 	/** The head of the call's console output as it arrives, for a failure that comes from here (deadline, crash). */
 	printed: ConsoleBuffer;
+	/** The commands that grant what the broker refused during the call (made here, in pi's process, not by the tool). */
+	grants: string[];
 }
 
 export class IsolatedRunner implements Runner {
@@ -100,8 +102,10 @@ export class IsolatedRunner implements Runner {
 		this.ensureHost().catch(() => undefined);
 	}
 
-	private inlineGranted(tool: string): boolean {
-		return this.options.config.policy !== "strict" && this.options.grants.get(this.projectDir, tool).allow.includes("inline");
+	private async inlineGranted(tool: string, hash: string): Promise<boolean> {
+		if (this.options.config.policy === "strict") return false;
+		await this.options.grants.refresh();
+		return this.options.grants.get(this.projectDir, tool, hash).allow.includes("inline");
 	}
 
 	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file, map) => {
@@ -123,7 +127,7 @@ export class IsolatedRunner implements Runner {
 
 	async run(request: RunRequest): Promise<Result<RunOutcome>> {
 		const { tool } = request;
-		if (this.inlineGranted(tool.name)) return this.inline.run(request);
+		if (await this.inlineGranted(tool.name, tool.hash)) return this.inline.run(request);
 		const started = performance.now();
 		const key = tool.key ?? tool.name;
 		const outcome = await this.dispatch(tool.name, key, tool.hash, request.host, request.timeoutMs, (callId, host) =>
@@ -171,6 +175,7 @@ export class IsolatedRunner implements Runner {
 				children: new Set(),
 				process,
 				printed: new ConsoleBuffer(),
+				grants: [],
 				finish: (result) => {
 					if (!this.pending.has(callId)) return;
 					this.pending.delete(callId);
@@ -178,7 +183,8 @@ export class IsolatedRunner implements Runner {
 					signal?.removeEventListener("abort", onAbort);
 					for (const child of entry.children) killGroup(child);
 					const printed = result.ok || result.error.details.console !== undefined ? undefined : entry.printed.text();
-					resolve(result.ok || printed === undefined ? result : fail(result.error.with({ console: printed })));
+					const grants = [...new Set(entry.grants)];
+					resolve(result.ok || (printed === undefined && grants.length === 0) ? result : fail(result.error.with({ ...(printed === undefined ? {} : { console: printed }), ...(grants.length ? { grants } : {}) })));
 				},
 				onTimeout: () => {
 					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
@@ -279,6 +285,7 @@ export class IsolatedRunner implements Runner {
 					pause: entry ? () => this.pause(entry) : () => () => undefined,
 					children: entry?.children ?? new Set<ChildProcess>(),
 					alive: () => !entry || this.pending.get(entry.callId) === entry,
+					refused: (grants: string[]) => entry?.grants.push(...grants),
 				};
 				void this.broker.handle(message.request, call).then((reply) => from.send({ type: "broker-reply", requestId: message.requestId, reply }));
 				return;

@@ -1,0 +1,42 @@
+// What a person may type as a capability to grant (`agent-forge grant <tool> <capability>`, `/forge grant …`): the
+// keys the policy remembers, checked for their form so a typo is refused rather than kept as a grant that never applies.
+import { isAbsolute } from "node:path";
+
+export type ParsedGrantKey =
+	| { ok: true; key: string }
+	/** `exec:<name>` without a path: the program is looked up on PATH before it is granted. */
+	| { ok: true; lookup: string; env: string }
+	| { ok: false; error: string };
+
+export const GRANT_FORMS =
+	"read:<absolute path> (a path ending in / covers a folder), write:<absolute path>, exec:<program path>, shell:<command line>, env:<VARIABLE>, inline";
+
+/** An environment suffix as capabilityKey writes it: " env:A,B#<12 hex digits>". */
+const ENV_SUFFIX = / env:[^\s#,]+(?:,[^\s#,]+)*#[0-9a-f]{12}$/;
+
+export function parseGrantKey(text: string): ParsedGrantKey {
+	const key = text.trim();
+	if (key === "inline") return { ok: true, key };
+	const colon = key.indexOf(":");
+	const kind = colon > 0 ? key.slice(0, colon) : "";
+	const rest = key.slice(colon + 1);
+	switch (kind) {
+		case "read":
+		case "write":
+			return isAbsolute(rest) ? { ok: true, key } : { ok: false, error: `'${key}': ${kind}: needs an absolute path (${kind}:/data/ covers a folder).` };
+		case "env":
+			return /^[^\s=]+$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': env: needs the name of one variable (env:GITHUB_TOKEN).` };
+		case "shell":
+			return rest.trim() ? { ok: true, key } : { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
+		case "exec": {
+			const env = ENV_SUFFIX.exec(rest)?.[0] ?? "";
+			const program = rest.slice(0, rest.length - env.length);
+			if (!program.trim()) return { ok: false, error: `'${key}': exec: needs a program (exec:/usr/bin/git).` };
+			if (isAbsolute(program)) return { ok: true, key };
+			if (program.includes("/") || /\s/.test(program)) return { ok: false, error: `'${key}': exec: needs the program's absolute path or a name found on PATH (exec:/usr/bin/git, exec:git); a whole command line is shell:<line>.` };
+			return { ok: true, lookup: program, env };
+		}
+		default:
+			return { ok: false, error: `'${key}' is not a capability. Capabilities: ${GRANT_FORMS}.` };
+	}
+}
