@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { formatForModel, formatForPerson } from "../errors/format.ts";
 import { exportPackage, importTools } from "../share/package.ts";
 import { checkToolbox } from "../toolbox/check.ts";
+import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
@@ -133,5 +134,25 @@ export const RUN: Record<CommandName, Command> = {
 		}
 		if (outcomes.length === 0) io.out("No tools found there.");
 		return outcomes.some((o) => !o.ok && !o.skipped) ? 1 : 0;
+	},
+
+	// A capability with spaces (a shell line) may come quoted as one argument or as several words.
+	grant: async ({ args: [name, ...capability] }, opened, io) => {
+		const outcome = await grantCapability(opened, name, capability.join(" "));
+		if (!outcome.ok) return fail(io, outcome.message);
+		io.out(outcome.message);
+		return 0;
+	},
+
+	revoke: async ({ args: [name, ...capability] }, opened, io) => {
+		const outcome = await revokeCapability(opened, name, capability.length ? capability.join(" ") : undefined);
+		if (!outcome.ok) return fail(io, outcome.message);
+		io.out(outcome.message);
+		return 0;
+	},
+
+	grants: async ({ args: [name] }, opened, io) => {
+		io.out(await listGrants(opened, name));
+		return 0;
 	},
 };

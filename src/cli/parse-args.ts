@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { parseVersion } from "../ui/version.ts";
 
-export type CommandName = "list" | "show" | "history" | "diff" | "test" | "check" | "export" | "rollback" | "remove" | "import";
+export type CommandName = "list" | "show" | "history" | "diff" | "test" | "check" | "export" | "rollback" | "remove" | "import" | "grant" | "revoke" | "grants";
 type Flag = "json" | "force";
 
 export interface CommandSpec {
@@ -31,6 +31,10 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
 	rollback: { args: "<tool> <version>", does: "make an earlier version current again", min: 2, max: 2, flags: [], versions: [1], readOnly: false },
 	remove: { args: "<tool>", does: "remove a tool (its history is kept)", min: 1, max: 1, flags: [], readOnly: false },
 	import: { args: "<dir> [tools…]", does: "bring tools from an exported package or another toolbox", min: 1, max: Number.POSITIVE_INFINITY, flags: ["force"], readOnly: false },
+	// Grants live in the agent dir, never in the project: these write nothing into it.
+	grant: { args: "<tool> <capability>", does: "let a tool's current version have a capability (from its next call)", min: 2, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true },
+	revoke: { args: "<tool> [capability]", does: "forget one grant of a tool, or all of them", min: 1, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true },
+	grants: { args: "[tool]", does: "the capabilities remembered for this project's tools", min: 0, max: 1, flags: [], readOnly: true },
 };
 
 export type Invocation =

@@ -1,10 +1,11 @@
 // `/forge`: the toolbox for a person — a table, one tool in detail, its history and diffs, roll-back, removal, tests
 // and grants — with tool names completed. Output is shown in the chat as an Agent Forge message that never reaches
 // the model (see `hideFromModel`).
-import { realpathSync } from "node:fs";
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../errors/format.ts";
+import { GRANT_FORMS } from "../policy/grant-key.ts";
+import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import { describeSandbox } from "../runtime/isolated/os-sandbox.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
@@ -18,7 +19,8 @@ interface Subcommand {
 	summary: string;
 	/** Whether its first argument is a tool name (for completion). */
 	takesTool: boolean;
-	run(args: string[], opened: OpenedToolbox, ctx: ExtensionCommandContext): Promise<string>;
+	/** `rest`: what followed the tool's name, as typed (a capability may hold spaces). */
+	run(args: string[], opened: OpenedToolbox, ctx: ExtensionCommandContext, rest: string): Promise<string>;
 }
 
 const SUBCOMMANDS: Record<string, Subcommand> = {
@@ -98,14 +100,24 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge grants [tool]",
 		summary: "capabilities remembered for the tools of this project",
 		takesTool: true,
-		run: async ([name], { grants, config, toolbox }) => {
-			const names = name ? [name] : toolbox.entries().map((e) => e.name);
-			const project = realpathSync.native(config.cwd);
-			const lines = names.flatMap((tool) => {
-				const granted = grants.get(project, tool);
-				return granted.allow.length || granted.deny.length ? [`${tool}: allow ${granted.allow.join(", ") || "—"}; deny ${granted.deny.join(", ") || "—"}`] : [];
-			});
-			return [`Grants file: ${grants.file}`, ...(lines.length ? lines : ["No remembered grants."])].join("\n");
+		run: async ([name], opened) => listGrants(opened, name),
+	},
+	grant: {
+		usage: "/forge grant <tool> <capability>",
+		summary: "let a tool's current version have a capability, from its next call",
+		takesTool: true,
+		run: async ([name], opened, _ctx, rest) => {
+			if (!name || !rest.trim()) return `Which tool and capability? /forge grant <tool> <capability> (capabilities: ${GRANT_FORMS})`;
+			return (await grantCapability(opened, name, rest)).message;
+		},
+	},
+	revoke: {
+		usage: "/forge revoke <tool> [capability]",
+		summary: "forget one grant of a tool, or all of them",
+		takesTool: true,
+		run: async ([name], opened, _ctx, rest) => {
+			if (!name) return "Which tool? /forge revoke <tool> [capability] (see /forge grants)";
+			return (await revokeCapability(opened, name, rest.trim() || undefined)).message;
 		},
 	},
 	help: {
@@ -131,6 +143,11 @@ export function parseForgeArgs(input: string): { name: string; args: string[] } 
 	return { name: name.toLowerCase(), args };
 }
 
+/** What follows the sub-command and the tool's name, as typed: `grant t shell:ls  -l` → "shell:ls  -l". */
+export function afterTool(input: string): string {
+	return /^\s*\S+\s+\S+\s?(.*)$/s.exec(input)?.[1] ?? "";
+}
+
 export function forgeCompletions(prefix: string, toolNames: string[]): AutocompleteItem[] | null {
 	const parts = prefix.split(/\s+/);
 	if (parts.length <= 1) {
@@ -150,7 +167,7 @@ export function forgeCompletions(prefix: string, toolNames: string[]): Autocompl
 
 export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): void {
 	pi.registerCommand("forge", {
-		description: "Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, help)",
+		description: "Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, grant, revoke, help)",
 		getArgumentCompletions: (prefix) => forgeCompletions(prefix, session.current?.toolbox.entries().map((e) => e.name) ?? []),
 		handler: async (input, ctx) => {
 			const { name, args } = parseForgeArgs(input);
@@ -158,7 +175,7 @@ export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): v
 			let text: string;
 			try {
 				await session.toolboxFor(ctx);
-				text = sub ? await sub.run(args, session.current!, ctx) : `Unknown sub-command '${name}'.\n${helpText()}`;
+				text = sub ? await sub.run(args, session.current!, ctx, afterTool(input)) : `Unknown sub-command '${name}'.\n${helpText()}`;
 			} catch (error) {
 				text = `Agent Forge: ${(error as Error).message.split("\n")[0]}`;
 			}

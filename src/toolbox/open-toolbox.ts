@@ -1,9 +1,13 @@
 // Puts a toolbox together for a project: configuration, grants, audit log, the isolated runner; then opens it.
 // pi's wiring and the command line both start here.
+import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
 import { AuditLog } from "../policy/audit-log.ts";
+import { safeEnvironment } from "../policy/capability.ts";
+import { migrateGrants } from "../policy/grants-migration.ts";
 import { GrantsStore } from "../policy/grants-store.ts";
+import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import { IsolatedRunner } from "../runtime/isolated/isolated-runner.ts";
 import { Toolbox, type OpenReport } from "./toolbox.ts";
 
@@ -37,5 +41,20 @@ export async function openToolbox(cwd: string, env: Record<string, string | unde
 	});
 	const toolbox = new Toolbox(config, runner);
 	const report = await toolbox.open(options);
+	if (!options.readOnly) await migrateProjectGrants(grants, config.cwd, toolbox);
 	return { toolbox, runner, config, grants, problems, report };
+}
+
+/** Binds this project's grants from before versions and program paths to the tools as they are now (see grants-migration.ts). */
+async function migrateProjectGrants(grants: GrantsStore, cwd: string, toolbox: Toolbox): Promise<void> {
+	let project = cwd;
+	try {
+		project = realpathSync.native(cwd);
+	} catch {
+		// A project that cannot be resolved has no grants under its real path to migrate.
+	}
+	const path = safeEnvironment(process.env).PATH;
+	await grants
+		.update((data) => migrateGrants(data, { project, hashOf: (tool) => toolbox.get(tool)?.hash, resolveProgram: (name) => resolveProgram(name, { cwd: project, path }) }))
+		.catch(() => undefined);
 }
