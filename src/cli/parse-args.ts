@@ -18,6 +18,8 @@ export interface CommandSpec {
 	versions?: readonly number[];
 	/** Only reads the toolbox: writes nothing into the project. */
 	readOnly: boolean;
+	/** Changes the person's grants file (in the agent dir), nothing else. */
+	grants?: boolean;
 }
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
@@ -32,9 +34,9 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
 	remove: { args: "<tool>", does: "remove a tool (its history is kept)", min: 1, max: 1, flags: [], readOnly: false },
 	import: { args: "<dir> [tools…]", does: "bring tools from an exported package or another toolbox", min: 1, max: Number.POSITIVE_INFINITY, flags: ["force"], readOnly: false },
 	// Grants live in the agent dir, never in the project: these write nothing into it.
-	grant: { args: "<tool> <capability>", does: "let a tool's current version have a capability (from its next call)", min: 2, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true },
-	revoke: { args: "<tool> [capability]", does: "forget one grant of a tool, or all of them", min: 1, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true },
-	grants: { args: "[tool]", does: "the capabilities remembered for this project's tools", min: 0, max: 1, flags: [], readOnly: true },
+	grant: { args: "<tool> <capability>", does: "let a tool's current version have a capability (from its next call)", min: 2, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true, grants: true },
+	revoke: { args: "<tool> [capability]", does: "forget one grant of a tool, or all of them", min: 1, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true, grants: true },
+	grants: { args: "[tool]", does: "the capabilities remembered for this project's tools", min: 0, max: 1, flags: [], readOnly: true, grants: true },
 };
 
 export type Invocation =

@@ -2,7 +2,8 @@
 import { COMMANDS, type CommandName } from "./parse-args.ts";
 
 const names = Object.keys(COMMANDS) as CommandName[];
-const readOnly = names.filter((name) => COMMANDS[name].readOnly);
+const readOnly = names.filter((name) => COMMANDS[name].readOnly && !COMMANDS[name].grants);
+const grants = names.filter((name) => COMMANDS[name].grants);
 const lines = names.map((name) => `  ${`${name} ${COMMANDS[name].args}`.padEnd(28)} ${COMMANDS[name].does}`);
 
 export const USAGE = `Usage: agent-forge <command> [arguments] [options]
@@ -19,6 +20,9 @@ Options:
 
 The toolbox is $PI_FORGE_DIR, else <project>/.pi/forge/extensions. A version is N or vN (diff my-tool v2 v3).
 Read-only: ${readOnly.join(", ")} never write into the project.
+${grants.join(", ")} work on your grants file (<agent dir>/forge/grants.json), never on the project. A capability:
+  read:<absolute path> (ending in / for a folder), write:<absolute path>, exec:<program path or name on PATH>,
+  shell:<command line>, env:<VARIABLE>, inline; a grant holds for the tool's current version, from its next call.
 
 Exit codes:
   0  ok

@@ -30,11 +30,18 @@ describe("parseInvocation", () => {
 		expect(parseInvocation(["list", "csv", "files", "--json"])).toEqual({ kind: "run", command: "list", args: ["csv", "files"], json: true, force: false, cwd: undefined });
 		expect(parseInvocation(["--cwd", "/p", "diff", "t", "v2", "3"])).toEqual({ kind: "run", command: "diff", args: ["t", "v2", "3"], json: false, force: false, cwd: "/p" });
 		expect(parseInvocation(["import", "dir", "--force"])).toMatchObject({ kind: "run", command: "import", force: true });
+		expect(parseInvocation(["grant", "t", "read:/etc/hostname"])).toMatchObject({ kind: "run", command: "grant", args: ["t", "read:/etc/hostname"] });
+		// A shell line typed without quotes arrives as several words (the command joins them); after --, options too.
+		expect(parseInvocation(["grant", "t", "shell:ls", "|", "wc"])).toMatchObject({ kind: "run", command: "grant", args: ["t", "shell:ls", "|", "wc"] });
+		expect(parseInvocation(["grant", "t", "--", "shell:ls", "-l"])).toMatchObject({ kind: "run", command: "grant", args: ["t", "shell:ls", "-l"] });
+		expect(parseInvocation(["grant", "t"])).toEqual({ kind: "usage-error", message: "missing arguments: agent-forge grant <tool> <capability>" });
+		expect(parseInvocation(["revoke", "t"])).toMatchObject({ kind: "run", command: "revoke", args: ["t"] });
+		expect(parseInvocation(["grants"])).toMatchObject({ kind: "run", command: "grants", args: [] });
 		expect(parseInvocation(["rollback", "t", "V1"])).toMatchObject({ kind: "run", command: "rollback", args: ["t", "V1"] });
 	});
 
 	it("refuses an unknown command, naming the ones there are", () => {
-		expect(parseInvocation(["frobnicate"])).toEqual({ kind: "usage-error", message: "unknown command 'frobnicate' (commands: list, show, history, diff, test, check, export, rollback, remove, import)." });
+		expect(parseInvocation(["frobnicate"])).toEqual({ kind: "usage-error", message: "unknown command 'frobnicate' (commands: list, show, history, diff, test, check, export, rollback, remove, import, grant, revoke, grants)." });
 		expect(parseInvocation(["constructor"])).toMatchObject({ kind: "usage-error" });
 	});
 
@@ -66,6 +73,7 @@ describe("the usage", () => {
 	it("shows every command with its arguments, which only read, and the exit codes", () => {
 		for (const [name, spec] of Object.entries(COMMANDS)) expect(USAGE).toContain(`  ${name} ${spec.args}`);
 		expect(USAGE).toContain("Read-only: list, show, history, diff, test, check, export never write into the project.");
+		expect(USAGE).toContain("grant, revoke, grants work on your grants file (<agent dir>/forge/grants.json), never on the project.");
 		expect(USAGE).toMatch(/Exit codes:\n {2}0 {2}ok\n {2}1 {2}failed: .*\n.*\n {2}2 {2}usage error/);
 		for (const line of USAGE.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
 	});
