@@ -10,8 +10,9 @@ export function installEnvironment(broker: Brokered, safeEnv: Record<string, str
 		get(target, key) {
 			if (typeof key !== "string") return undefined;
 			if (Object.hasOwn(target, key) || asked.has(key)) return target[key];
-			asked.add(key);
+			// A refusal throws and is not remembered: the next read asks again, so a grant given since holds.
 			const value = broker.sync({ kind: "env", name: key }) as string | undefined;
+			asked.add(key);
 			if (value !== undefined) target[key] = value;
 			return value;
 		},
