@@ -439,10 +439,9 @@ describe("resource attacks", () => {
 		expect(text(used)).toBe("head\n[an image of 12288 KB was left out: the output is capped at 10240 KB]\n[details of 12288 KB were left out: the output is capped at 10240 KB]");
 	});
 
-	it("details that cannot be cloned fail the call (phase runtime) instead of the runner", async () => {
-		const error = failure(await forgeAndRun(box, "fn-details", 'return { content: [{ type: "text", text: "ok" }], details: { run() {} } };'));
-		expect(error.phase).toBe("runtime");
-		expect(error.message).toMatch(/could not be cloned/);
+	it("details holding a function reach pi as JSON sees them (the function left out), not as a cloned object", async () => {
+		const used = await forgeAndRun(box, "fn-details", 'return { content: [{ type: "text", text: "ok" }], details: { run() {}, kept: 1 } };');
+		expect(used.ok && used.value.details).toEqual({ kept: 1 });
 	});
 
 	it("a write too large to hand to pi's process at once is refused before it leaves the worker", async () => {

@@ -76,7 +76,8 @@ export class Broker {
 	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
-			if (request.kind === "env" && !(request.name in process.env)) return { ok: true, value: undefined };
+			// An own variable only: `toString` and the like are members every object inherits, not variables.
+			if (request.kind === "env" && (typeof request.name !== "string" || !Object.hasOwn(process.env, request.name))) return { ok: true, value: undefined };
 			const exec = capabilities[0]?.kind === "exec" ? capabilities[0] : undefined;
 			// A program that is nowhere to be found fails as spawn would; what runs otherwise is the file that was shown.
 			if (request.kind === "exec" && exec && !request.shell) {
@@ -212,7 +213,7 @@ export class Broker {
 			case "exec":
 				return runCommand(request, this.settings, call, this.sandbox);
 			case "env":
-				return process.env[request.name];
+				return typeof process.env[request.name] === "string" ? process.env[request.name] : undefined;
 			case "inline":
 				return undefined;
 		}

@@ -1,8 +1,10 @@
 // The runner host: a child process of pi under Node's permission model (reads: project, temp, toolbox, its own code;
 // writes: none; no child processes). It runs each tool in a worker thread with a heap cap, relays what the tools
 // ask of pi's process, stops a worker on request (a synchronous loop included), and watches its own memory.
+// A worker runs a tool's code, so whatever it posts is checked here before anything goes on to pi (see wire.ts).
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import { type FromHost, type FromWorker, type HostTool, type Limits, PREFLIGHT_WORKER, type PortRequest, type ToHost, type WireError } from "./protocol.ts";
+import { type BrokerRequest, type FromHost, type HostTool, type Limits, PREFLIGHT_WORKER, type ToHost, type WireError } from "./protocol.ts";
+import { MAX_WIRE_CHARS, NotPlainData, plainData } from "./wire.ts";
 
 interface HostOptions {
 	roots: string[];
@@ -14,13 +16,32 @@ interface HostOptions {
 }
 
 interface ToolWorker {
+	key: string;
 	worker: Worker;
 	hash: string;
 	calls: Set<number>;
+	/** Armed when the worker's last call ends: a worker that does not report itself idle by then is replaced. */
+	quiet?: NodeJS.Timeout;
+	/** Taken out of service: ended as soon as its calls are done. */
+	retiring?: boolean;
 }
 
+/** How long a worker may take, once no call runs, to report what it left running (a busy one never does). */
+const QUIET_MS = 1000;
+
 const options = JSON.parse(process.argv[2] ?? "{}") as HostOptions;
-const send = (message: FromHost) => process.send!(message);
+/** A message that cannot go (the channel closed) is dropped: pi fails the call at its deadline or at this host's exit. */
+const send = (message: FromHost) => {
+	try {
+		process.send!(message);
+	} catch {
+		// Nothing to tell: the channel to pi is gone.
+	}
+};
+const errorResult = (callId: number, error: WireError): FromHost => ({ type: "result", callId, json: JSON.stringify({ ok: false, error }) });
+const NOTIFY_LEVELS: ReadonlySet<unknown> = new Set(["info", "warning", "error"]);
+/** What one console message may carry (the call's buffer in pi keeps only a head and a tail anyway). */
+const MAX_CONSOLE_CHARS = 64 * 1024;
 const workers = new Map<string, ToolWorker>();
 const relayed = new Map<number, { port: MessagePort; localId: number; wake?: SharedArrayBuffer }>();
 let nextRelayId = 1;
@@ -36,6 +57,8 @@ process.on("message", (message: ToHost) => {
 	switch (message.type) {
 		case "call": {
 			const entry = workerFor(message.tool, message.limits);
+			clearTimeout(entry.quiet);
+			entry.quiet = undefined;
 			entry.calls.add(message.callId);
 			entry.worker.postMessage({ type: "call", callId: message.callId, params: message.params, context: message.context });
 			break;
@@ -55,11 +78,7 @@ process.on("message", (message: ToHost) => {
 			relayed.delete(message.requestId);
 			if (!target) break;
 			target.port.postMessage({ requestId: target.localId, reply: message.reply });
-			if (target.wake) {
-				const flag = new Int32Array(target.wake);
-				Atomics.store(flag, 0, 1);
-				Atomics.notify(flag, 0);
-			}
+			if (target.wake) wakeUp(target.wake);
 			break;
 		}
 	}
@@ -81,18 +100,11 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	});
 	worker.stdout.resume();
 	worker.stderr.resume();
-	const entry: ToolWorker = { worker, hash: tool.hash, calls: new Set() };
+	const entry: ToolWorker = { key, worker, hash: tool.hash, calls: new Set() };
 	workers.set(key, entry);
 
-	port1.on("message", (request: PortRequest) => {
-		const requestId = nextRelayId++;
-		relayed.set(requestId, { port: port1, localId: request.requestId, wake: request.wake });
-		send({ type: "broker", requestId, callId: request.callId, tool: tool.name, hash: tool.hash, request: request.request });
-	});
-	worker.on("message", (message: FromWorker) => {
-		if (message.type === "result") entry.calls.delete(message.callId);
-		send(message);
-	});
+	port1.on("message", (message: unknown) => relayRequest(entry, tool, port1, message));
+	worker.on("message", (message: unknown) => relayFromWorker(entry, message));
 	worker.on("error", (error: Error & { code?: string }) => {
 		const outOfMemory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
 		failCalls(entry, outOfMemory
@@ -100,6 +112,7 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 			: { phase: "runtime", message: `The tool's worker crashed: ${error.message}` });
 	});
 	worker.on("exit", () => {
+		clearTimeout(entry.quiet);
 		failCalls(entry, { phase: "runtime", message: "The tool's worker exited before the call finished (did it call process.exit?)." });
 		if (workers.get(key) === entry) workers.delete(key);
 		port1.close();
@@ -107,8 +120,92 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	return entry;
 }
 
+/** A worker's message, passed on only as far as it is well formed and about a call the worker is running. */
+function relayFromWorker(entry: ToolWorker, message: unknown): void {
+	if (isRecord(message) && message.type === "idle") {
+		clearTimeout(entry.quiet);
+		entry.quiet = undefined;
+		// Something its calls started would act after them: this worker goes, the next call gets a fresh one.
+		if (!Array.isArray(message.leftovers) || message.leftovers.length > 0) retire(entry);
+		return;
+	}
+	if (!isRecord(message) || typeof message.callId !== "number" || !entry.calls.has(message.callId)) return;
+	const { callId } = message;
+	switch (message.type) {
+		case "result":
+			entry.calls.delete(callId);
+			send(typeof message.json === "string" && message.json.length <= MAX_WIRE_CHARS
+				? { type: "result", callId, json: message.json }
+				: errorResult(callId, { phase: "runtime", message: "The tool's result could not be passed on: it is not JSON text of at most 64 MB." }));
+			if (entry.calls.size === 0) {
+				if (entry.retiring) void entry.worker.terminate();
+				else {
+					clearTimeout(entry.quiet);
+					entry.quiet = setTimeout(() => retire(entry), QUIET_MS);
+				}
+			}
+			return;
+		case "notify":
+			if (typeof message.message === "string") send({ type: "notify", callId, message: message.message.slice(0, 2000), level: NOTIFY_LEVELS.has(message.level) ? (message.level as "info") : "info" });
+			return;
+		case "console":
+			if (typeof message.text === "string") send({ type: "console", callId, text: message.text.slice(0, MAX_CONSOLE_CHARS) });
+			return;
+	}
+}
+
+/**
+ * A request from a worker's broker port: relayed to pi only as plain data (plainData), and only for a call the worker
+ * is running (or 0: outside any call, which pi refuses unless one of the tool's calls is running). What cannot be
+ * relayed is answered here.
+ */
+function relayRequest(entry: ToolWorker, tool: HostTool, port: MessagePort, message: unknown): void {
+	if (!isRecord(message) || typeof message.requestId !== "number") return;
+	const wake = message.wake instanceof SharedArrayBuffer && message.wake.byteLength >= 4 ? message.wake : undefined;
+	const answer = (error: WireError) => {
+		port.postMessage({ requestId: message.requestId, reply: { ok: false, error } });
+		if (wake) wakeUp(wake);
+	};
+	const callId = message.callId;
+	if (typeof callId !== "number" || (callId !== 0 && !entry.calls.has(callId))) {
+		answer({ phase: "runtime", message: "The call this request belongs to is over (it finished, timed out or was cancelled)." });
+		return;
+	}
+	let request: BrokerRequest;
+	try {
+		request = plainData(message.request) as BrokerRequest;
+	} catch (error) {
+		const why = error instanceof NotPlainData ? error.message : "it cannot be copied";
+		answer({ phase: "runtime", message: `A request of '${tool.name}' was not sent to pi's process: ${why}. Pass strings, numbers, Buffers and plain objects.`, code: "ERR_FORGE_UNSUPPORTED" });
+		return;
+	}
+	if (!isRecord(request)) return answer({ phase: "runtime", message: "A malformed request was not sent to pi's process.", code: "ERR_FORGE_UNSUPPORTED" });
+	const requestId = nextRelayId++;
+	relayed.set(requestId, { port, localId: message.requestId, wake });
+	send({ type: "broker", requestId, callId, tool: tool.name, hash: tool.hash, request });
+}
+
+/** Takes a worker out of service: new calls go to a fresh one; it ends now, or once the calls it still runs are done. */
+function retire(entry: ToolWorker): void {
+	clearTimeout(entry.quiet);
+	entry.quiet = undefined;
+	entry.retiring = true;
+	if (workers.get(entry.key) === entry) workers.delete(entry.key);
+	if (entry.calls.size === 0) void entry.worker.terminate();
+}
+
+function wakeUp(wake: SharedArrayBuffer): void {
+	const flag = new Int32Array(wake);
+	Atomics.store(flag, 0, 1);
+	Atomics.notify(flag, 0);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 function failCalls(entry: ToolWorker, error: WireError): void {
-	for (const callId of entry.calls) send({ type: "result", callId, ok: false, error });
+	for (const callId of entry.calls) send(errorResult(callId, error));
 	entry.calls.clear();
 }
 
@@ -140,14 +237,17 @@ function preflightWorker(limits: Limits): Preflight {
 	worker.stdout.resume();
 	worker.stderr.resume();
 	const current: Preflight = { worker, jobs: new Set<number>(), limits };
-	worker.on("message", (message: FromHost & { callId: number }) => {
+	worker.on("message", (message: unknown) => {
+		// The module's top-level code ran in this worker: only a verdict on a job it was given, as JSON text, goes on.
+		if (!isRecord(message) || typeof message.callId !== "number" || !current.jobs.has(message.callId)) return;
 		current.jobs.delete(message.callId);
-		send(message);
+		const fine = typeof message.json === "string" && message.json.length <= MAX_WIRE_CHARS;
+		send({ type: "preflight-result", callId: message.callId, json: fine ? (message.json as string) : JSON.stringify({ ok: false, error: { phase: "load", message: "The preflight's verdict could not be read." } }) });
 		// One module per worker: what its top-level code changed dies with it. The next one starts now, ready for the next forge.
 		if (current.jobs.size === 0) retirePreflight(current);
 	});
 	const failJobs = (error: WireError) => {
-		for (const callId of current.jobs) send({ type: "preflight-result", callId, ok: false, error });
+		for (const callId of current.jobs) send({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
 		current.jobs.clear();
 		if (preflight === current) preflight = undefined;
 	};
@@ -179,13 +279,13 @@ setInterval(() => {
 	const results: FromHost[] = [];
 	for (const [name, entry] of workers) {
 		const error: WireError = { phase: "memory", message: `'${name}' used more memory than allowed (the runner passed ${options.rssLimitMb} MB) and was stopped.`, hint };
-		for (const callId of entry.calls) results.push({ type: "result", callId, ok: false, error });
+		for (const callId of entry.calls) results.push(errorResult(callId, error));
 		entry.calls.clear();
 		void entry.worker.terminate();
 	}
 	if (preflight) {
 		const error: WireError = { phase: "memory", message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`, hint };
-		for (const callId of preflight.jobs) results.push({ type: "preflight-result", callId, ok: false, error });
+		for (const callId of preflight.jobs) results.push({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
 		preflight.jobs.clear();
 		void preflight.worker.terminate();
 	}

@@ -70,8 +70,13 @@ export class HostProcess {
 		});
 		return new Promise((resolve, reject) => {
 			child.on("message", (message: FromHost) => {
-				if (message.type === "ready") resolve();
-				else this.onMessage(message);
+				if (message.type === "ready") return resolve();
+				// A message that cannot be handled must not become an uncaught exception in pi's process.
+				try {
+					this.onMessage(message);
+				} catch {
+					// The call it was about fails at its deadline.
+				}
 			});
 			child.on("exit", (code, signal) => {
 				this.exited = true;

@@ -23,6 +23,7 @@ import { nodeVersionOf } from "./node-flags.ts";
 import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { type FromHost, type Limits, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
+import { readWirePreflight, readWireResult } from "./wire.ts";
 
 export interface IsolatedRunnerOptions {
 	config: ForgeConfig;
@@ -249,8 +250,10 @@ export class IsolatedRunner implements Runner {
 			case "preflight-result": {
 				const entry = this.pending.get(message.callId);
 				if (!entry) return;
-				if (message.ok) entry.finish(ok(message.type === "result" ? { value: message.output, console: message.console } : message.shape));
-				else entry.finish(fail(toForgeError(message.error)));
+				// JSON text made in the worker, read into checked plain data: nothing a tool returns reaches pi as an object of its own.
+				const read = message.type === "result" ? readWireResult(message.json) : readWirePreflight(message.json);
+				if (!read.ok) entry.finish(fail(toForgeError(read.error)));
+				else entry.finish(ok("output" in read ? { value: read.output, console: read.console } : read.shape));
 				return;
 			}
 			case "stopped": {
@@ -271,13 +274,16 @@ export class IsolatedRunner implements Runner {
 				this.pending.get(message.callId)?.printed.append(message.text);
 				return;
 			case "broker": {
-				const entry = this.pending.get(message.callId);
-				// A request of a call that is over (its worker raced the deadline) is not done: the call has no side effects left.
-				if (message.callId !== 0 && !entry) {
+				const own = this.pending.get(message.callId);
+				const running = [...this.pending.values()].find((p) => p.tool === message.tool && p.hash === message.hash);
+				// A request of a call that is over (its worker raced the deadline), of another tool's call, or from outside any
+				// call (a module's timer) while none of its tool's calls runs, is not done: a call has no side effects after it ends.
+				const entry = message.callId === 0 ? running : own?.tool === message.tool && own.hash === message.hash ? own : undefined;
+				if (!entry) {
 					from.send({ type: "broker-reply", requestId: message.requestId, reply: { ok: false, error: CALL_OVER } });
 					return;
 				}
-				// A request outside any call (a module's top-level code) still belongs to its tool: its grants, its audit lines.
+				// A request outside any call (a module's top-level code) belongs to a running call of its tool: its deadline, its grants.
 				const call = {
 					tool: entry?.tool ?? message.tool,
 					hash: entry?.hash ?? message.hash,
@@ -287,7 +293,13 @@ export class IsolatedRunner implements Runner {
 					alive: () => !entry || this.pending.get(entry.callId) === entry,
 					refused: (grants: string[]) => entry?.grants.push(...grants),
 				};
-				void this.broker.handle(message.request, call).then((reply) => from.send({ type: "broker-reply", requestId: message.requestId, reply }));
+				void this.broker.handle(message.request, call).then((reply) => {
+					try {
+						from.send({ type: "broker-reply", requestId: message.requestId, reply });
+					} catch (error) {
+						from.send({ type: "broker-reply", requestId: message.requestId, reply: { ok: false, error: { phase: "runtime", message: `The answer could not be sent back: ${(error as Error).message}` } } });
+					}
+				});
 				return;
 			}
 		}

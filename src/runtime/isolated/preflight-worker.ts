@@ -2,7 +2,8 @@
 // exactly as it will in a tool's worker (the same module loader, the same facades, the same hardened process),
 // except that nothing is asked of pi's process while a module loads (no writes, commands, outside reads or variables).
 // A worker serves one module and is then replaced, so what one module's top-level code changes (a prototype, a
-// global) is never seen by the next.
+// global) is never seen by the next. A batch worker (`shared`: re-checks of files on disk, many at once) serves
+// modules until one changes what the next would share (shared-state.ts), and says so with each verdict.
 import * as path from "node:path";
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
@@ -16,7 +17,9 @@ import { installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
 import type { Limits, WireError } from "./protocol.ts";
+import { watchSharedState } from "./shared-state.ts";
 import { BrokerError, RefusingBroker } from "./worker-broker.ts";
+import { toWireJson } from "./wire.ts";
 
 interface PreflightJob {
 	callId: number;
@@ -32,6 +35,8 @@ export interface PreflightWorkerData {
 	roots: string[];
 	limits: Limits;
 	safeEnv: Record<string, string>;
+	/** A batch worker: several modules in turn, as long as none changes what they share. */
+	shared?: boolean;
 }
 
 const data = workerData as PreflightWorkerData;
@@ -42,12 +47,27 @@ const { fs, promises } = createFsFacade(broker, data.roots, process.cwd());
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };
 const provide = (specifier: string) => {
 	const bare = specifier.replace(/^node:/, "");
-	if (bare in modules) return modules[bare];
+	if (Object.hasOwn(modules, bare)) return modules[bare];
 	return createRequire(import.meta.url)(data.typeboxPath);
 };
 
+// TypeBox is loaded before the snapshot, so that its module object is watched too.
+const unchanged = data.shared ? watchSharedState([...Object.values(modules), provide("typebox")]) : undefined;
+
+// The verdict goes back as JSON text: a module's metadata is the module's own object, never cloned into pi.
 parentPort!.on("message", (job: PreflightJob) => {
-	parentPort!.postMessage({ type: "preflight-result", callId: job.callId, ...load(job) });
+	// Something a module left running changed the shared state since the last verdict: this job goes to a fresh worker.
+	if (unchanged && !unchanged()) {
+		parentPort!.postMessage({ type: "preflight-tainted", callId: job.callId });
+		return;
+	}
+	let json: string;
+	try {
+		json = toWireJson(load(job));
+	} catch {
+		json = toWireJson({ ok: false, error: { phase: "shape", message: `${job.file}'s metadata cannot be read (reading it throws).`, hint: "Keep metadata to the template: { name, description, parameters } as plain data." } });
+	}
+	parentPort!.postMessage({ type: "preflight-result", callId: job.callId, json, ...(unchanged ? { clean: unchanged() } : {}) });
 });
 
 function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; error: WireError } {

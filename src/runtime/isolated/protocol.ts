@@ -1,8 +1,8 @@
 // Messages between pi's process (the parent), the runner host (a child process under Node's permission model)
-// and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable.
+// and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable;
+// what a tool produced (a result, an error, a module's shape) travels as JSON text (see wire.ts).
 import type { MessagePort } from "node:worker_threads";
 import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
-import type { ToolOutput } from "../result.ts";
 
 /** What the host needs to run a tool: the code itself, never a path into the toolbox. */
 export interface HostTool {
@@ -106,10 +106,10 @@ export type ToHost =
 // host → parent
 export type FromHost =
 	| { type: "ready" }
-	| { type: "result"; callId: number; ok: true; output: ToolOutput; console?: string }
-	| { type: "result"; callId: number; ok: false; error: WireError }
-	| { type: "preflight-result"; callId: number; ok: true; shape: PreflightShape }
-	| { type: "preflight-result"; callId: number; ok: false; error: WireError }
+	/** `json`: a WireResult (wire.ts) as JSON text, made in the worker or by the host. */
+	| { type: "result"; callId: number; json: string }
+	/** `json`: a WirePreflight as JSON text. */
+	| { type: "preflight-result"; callId: number; json: string }
 	/** `tool` and `hash` say whose worker asks, also outside any call (while its module loads). */
 	| { type: "broker"; requestId: number; callId: number; tool: string; hash: string; request: BrokerRequest }
 	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
@@ -122,11 +122,12 @@ export type FromHost =
 export type ToWorker = { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext } | { type: "cancel"; callId: number };
 
 export type FromWorker =
-	| { type: "result"; callId: number; ok: true; output: ToolOutput; console?: string }
-	| { type: "result"; callId: number; ok: false; error: WireError }
+	| { type: "result"; callId: number; json: string }
 	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
 	/** The head of a call's console output as it is written: what is left of it if the call is stopped. */
-	| { type: "console"; callId: number; text: string };
+	| { type: "console"; callId: number; text: string }
+	/** No call runs any more: what is still scheduled or open (the host replaces a worker with anything left). */
+	| { type: "idle"; leftovers: string[] };
 
 /** On a worker's broker port: a request, and for a synchronous one the flag the worker sleeps on. */
 export interface PortRequest {

@@ -1,6 +1,6 @@
 // A worker thread in the runner host that runs one forged tool: its code arrives with the worker (it never reads the
-// toolbox), its modules are the facades, and what it returns or throws goes back as data, with what each call printed
-// to the console (the worker's console, global included, writes into the buffer of the call that prints).
+// toolbox), its modules are the facades, and what it returns or throws goes back as JSON text made here (wire.ts), with
+// what each call printed to the console (the worker's console, global included, writes into the buffer of the call that prints).
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
@@ -9,7 +9,7 @@ import { ConsoleBuffer, createCapturingConsole } from "../console-capture.ts";
 import type { CallInput } from "../error-origin.ts";
 import { runtimeError } from "../runtime-error.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
-import { normaliseResult, type ToolOutput } from "../result.ts";
+import { type ContentBlock, normaliseResult, type ToolOutput } from "../result.ts";
 import type { RunnableTool } from "../runner.ts";
 import { createPositionMapper } from "../source-map.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
@@ -18,6 +18,8 @@ import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
 import type { FromWorker, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
 import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
+import { toJsonValue, toWireJson } from "./wire.ts";
+import { installCallScope } from "./call-scope.ts";
 
 const data = workerData as ToolWorkerData;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
@@ -32,7 +34,7 @@ const childProcess = createChildProcessFacade(broker);
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: childProcess };
 const provide = (specifier: string) => {
 	const bare = specifier.replace(/^node:/, "");
-	if (bare in modules) return modules[bare];
+	if (Object.hasOwn(modules, bare)) return modules[bare];
 	return createRequire(import.meta.url)(data.typeboxPath);
 };
 const pi = createPiFacade(broker);
@@ -41,6 +43,22 @@ const mapper = createPositionMapper(data.tool.map);
 const consoles = new Map<number, ConsoleBuffer>();
 const capturing = createCapturingConsole(() => consoles.get(currentCall.getStore()?.callId ?? 0));
 Object.defineProperty(globalThis, "console", { value: capturing, configurable: true, writable: true });
+
+const calls = new Map<number, AbortController>();
+/** A notification is a line for a person, not a channel for data. */
+const MAX_NOTIFY_CHARS = 2000;
+const later = setImmediate;
+
+parentPort!.on("message", (message: ToWorker) => {
+	if (message.type === "cancel") {
+		calls.get(message.callId)?.abort(new Error("cancelled"));
+		return;
+	}
+	void run(message.callId, message.params, message.context);
+});
+
+// After the worker's own handles exist and before the module's code runs: what the module and its calls start is theirs.
+const scope = installCallScope(() => currentCall.getStore()?.callId, (callId) => calls.has(callId), () => calls.size > 0);
 
 let execute: ((params: unknown, pi: unknown, ctx: unknown) => unknown) | undefined;
 let loadError: WireError | undefined;
@@ -53,21 +71,9 @@ try {
 	loadError = { ...mapped, phase: mapped.phase === "runtime" ? "load" : mapped.phase, message: `Loading ${data.tool.file} failed: ${mapped.message}` };
 }
 
-const calls = new Map<number, AbortController>();
-/** A notification is a line for a person, not a channel for data. */
-const MAX_NOTIFY_CHARS = 2000;
-
-parentPort!.on("message", (message: ToWorker) => {
-	if (message.type === "cancel") {
-		calls.get(message.callId)?.abort(new Error("cancelled"));
-		return;
-	}
-	void run(message.callId, message.params, message.context);
-});
-
 async function run(callId: number, params: Record<string, unknown>, context: { cwd: string; hasUI: boolean }): Promise<void> {
 	if (!execute) {
-		post({ type: "result", callId, ok: false, error: loadError! });
+		postResult(callId, () => ({ ok: false, error: loadError! }));
 		return;
 	}
 	const controller = new AbortController();
@@ -79,17 +85,56 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 		signal: controller.signal,
 		toolName: data.tool.name,
 		hasUI: context.hasUI,
-		notify: (text: unknown, level: "info" | "warning" | "error" = "info") => post({ type: "notify", callId, message: String(text).slice(0, MAX_NOTIFY_CHARS), level }),
+		notify: (text: unknown, level?: unknown) => post({ type: "notify", callId, message: String(text).slice(0, MAX_NOTIFY_CHARS), level: level === "warning" || level === "error" ? level : "info" }),
 	};
 	try {
 		const value = await currentCall.run({ callId }, () => execute!(params, pi, ctx));
-		post({ type: "result", callId, ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes), console: output.text() });
+		postResult(callId, () => ({ ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes), console: output.text() }), output.text());
 	} catch (error) {
 		const printed = output.text();
-		post({ type: "result", callId, ok: false, error: { ...toWire(error, { params, cwd: context.cwd }), ...(printed === undefined ? {} : { console: printed }) } });
+		postResult(callId, () => ({ ok: false, error: { ...toWire(error, { params, cwd: context.cwd }), ...(printed === undefined ? {} : { console: printed }) } }), printed);
 	} finally {
 		calls.delete(callId);
 		consoles.delete(callId);
+		if (calls.size === 0) reportIdle();
+	}
+}
+
+/**
+ * Once no call runs (and the microtasks queued by the last one have drained): what is left that could act later. The
+ * host replaces a worker that has anything left, or that never gets this far (a loop or a microtask flood after its result).
+ */
+function reportIdle(): void {
+	later(() => {
+		if (calls.size > 0) return;
+		const left = scope.leftovers();
+		if (broker.waiting > 0) left.push(`${broker.waiting} request${broker.waiting === 1 ? "" : "s"} to pi's process`);
+		post({ type: "idle", leftovers: left });
+	});
+}
+
+/**
+ * Sends a call's result as JSON text. Reading what the tool returned runs its getters and proxy traps: a value that
+ * throws while it is read fails the call with what it threw.
+ */
+function postResult(callId: number, make: () => unknown, printed?: string): void {
+	let json: string;
+	try {
+		json = toWireJson(make());
+	} catch (error) {
+		const why = safeMessage(error);
+		const wire: WireError = { phase: "runtime", message: `The tool's result cannot be read: reading it threw${why ? ` "${why}"` : ""}.`, hint: "Return plain data: a string, a JSON value or { content: [...] }.", ...(printed === undefined ? {} : { console: printed }) };
+		json = toWireJson({ ok: false, error: wire });
+	}
+	post({ type: "result", callId, json });
+}
+
+function safeMessage(error: unknown): string | undefined {
+	try {
+		const message = error instanceof Error ? error.message : undefined;
+		return typeof message === "string" ? message.slice(0, 500) : undefined;
+	} catch {
+		return undefined;
 	}
 }
 
@@ -118,38 +163,35 @@ function describeThrow(error: unknown, input?: CallInput): WireError {
 function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 	let budget = maxBytes;
 	const kb = (bytes: number) => Math.round(bytes / 1024);
-	const content = output.content.map((block) => {
+	// Index loops, not Array.prototype.map: the tool's code may have replaced it in this worker.
+	const content: ContentBlock[] = [];
+	for (let i = 0; i < output.content.length; i++) {
+		const block = output.content[i];
 		if (block.type === "image") {
 			const bytes = block.data.length;
 			if (bytes <= budget) {
 				budget -= bytes;
-				return block;
-			}
-			return { type: "text" as const, text: `[an image of ${kb(bytes)} KB was left out: the output is capped at ${kb(maxBytes)} KB]` };
+				content[i] = block;
+			} else content[i] = { type: "text", text: `[an image of ${kb(bytes)} KB was left out: the output is capped at ${kb(maxBytes)} KB]` };
+			continue;
 		}
 		const bytes = Buffer.byteLength(block.text);
 		if (bytes <= budget) {
 			budget -= bytes;
-			return block;
+			content[i] = block;
+			continue;
 		}
 		const kept = Buffer.from(block.text).subarray(0, Math.max(0, budget)).toString();
 		budget = 0;
-		return { type: "text" as const, text: `${kept}\n[output cut at ${kb(maxBytes)} KB of ${kb(bytes)} KB]` };
-	});
+		content[i] = { type: "text", text: `${kept}\n[output cut at ${kb(maxBytes)} KB of ${kb(bytes)} KB]` };
+	}
 	if (output.details === undefined) return { content };
-	const detailBytes = jsonBytes(output.details);
-	if (detailBytes !== undefined && detailBytes > budget) {
-		return { content: [...content, { type: "text", text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]` }] };
+	// Details as JSON sees them (functions, symbols, ports and modules are nothing to JSON), bounded in depth.
+	const details = toJsonValue(output.details);
+	const detailBytes = Buffer.byteLength(toWireJson(details));
+	if (detailBytes > budget) {
+		content[content.length] = { type: "text", text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]` };
+		return { content };
 	}
-	return { content, details: output.details };
-}
-
-/** The size of a value as JSON; undefined when it has none (structured cloning then decides). */
-function jsonBytes(value: unknown): number | undefined {
-	try {
-		const text = JSON.stringify(value);
-		return text === undefined ? undefined : Buffer.byteLength(text);
-	} catch {
-		return undefined;
-	}
+	return details === undefined ? { content } : { content, details };
 }

@@ -39,6 +39,11 @@ export class BrokerClient implements Brokered {
 		resolve?.(message.reply);
 	}
 
+	/** Asynchronous requests still waiting for pi's answer. */
+	get waiting(): number {
+		return this.pending.size;
+	}
+
 	private callId(): number {
 		return currentCall.getStore()?.callId ?? 0;
 	}

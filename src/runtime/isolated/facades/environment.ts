@@ -9,7 +9,9 @@ export function installEnvironment(broker: Brokered, safeEnv: Record<string, str
 	const env = new Proxy(known, {
 		get(target, key) {
 			if (typeof key !== "string") return undefined;
-			if (Object.hasOwn(target, key) || asked.has(key)) return target[key];
+			if (Object.hasOwn(target, key) || asked.has(key)) return Object.hasOwn(target, key) ? target[key] : undefined;
+			// What every object inherits (toString, constructor…) is no variable: String(process.env) asks nobody.
+			if (key in Object.prototype) return Reflect.get(target, key);
 			// A refusal throws and is not remembered: the next read asks again, so a grant given since holds.
 			const value = broker.sync({ kind: "env", name: key }) as string | undefined;
 			asked.add(key);

@@ -1,0 +1,265 @@
+// What a tool returns, throws, asks to validate or leaves running cannot crash pi, hang it, leak a secret to disk or act
+// after its call (issue 11, classes 4, 5, 6 and 8), in the isolated runner. Each case is followed by a canary call: the
+// runner and pi's process are still fine.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ForgeError, Result } from "../../src/errors/forge-error.ts";
+import type { UseSuccess } from "../../src/toolbox/toolbox.ts";
+import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
+import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";
+
+const TIMEOUT_MS = 1500;
+const LIMITS = { PI_FORGE_TIMEOUT_MS: String(TIMEOUT_MS), PI_FORGE_MAX_MEMORY_MB: "64" };
+const NO_PARAMS = { type: "object", properties: {} };
+const WASM_MODULE = "new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))";
+
+async function open(env: Record<string, string> = {}): Promise<IsolatedBox> {
+	const box = await isolatedToolbox({ ...LIMITS, ...env });
+	await forgeOk(box, "canary", 'return "canary:" + params.text;', { type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+	return box;
+}
+
+async function close(box: IsolatedBox | undefined): Promise<void> {
+	if (!box) return;
+	await box.toolbox.close();
+	rmSync(box.cwd, { recursive: true, force: true });
+	rmSync(join(box.grants.file, "..", ".."), { recursive: true, force: true });
+}
+
+async function canarySings(box: IsolatedBox): Promise<void> {
+	expect(text(await box.toolbox.use("canary", { text: "ping" }, { host: noUI }))).toBe("canary:ping");
+}
+
+async function forgeOk(box: IsolatedBox, name: string, logic: string, parametersSchema: unknown = NO_PARAMS): Promise<void> {
+	const forged = await box.toolbox.forge(toolRequest(name, logic, { parametersSchema }), new Map());
+	expect(forged.ok, forged.ok ? "" : `${forged.error.phase}: ${forged.error.message}`).toBe(true);
+}
+
+async function forgeAndRun(box: IsolatedBox, name: string, logic: string, args: Record<string, unknown> = {}) {
+	await forgeOk(box, name, logic);
+	return box.toolbox.use(name, args, { host: noUI });
+}
+
+function failure(result: Result<unknown>): ForgeError {
+	if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.value).slice(0, 500)}`);
+	return result.error;
+}
+
+function success(result: Result<UseSuccess>): UseSuccess {
+	if (!result.ok) throw new Error(`expected success, got ${result.error.phase}: ${result.error.message}`);
+	return result.value;
+}
+
+function text(result: Result<UseSuccess>): string {
+	return success(result).content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+/** Logic that closes `execute` early, so the rest runs at the module's top level. */
+const topLevel = (code: string) => `return 1;\n}\n${code}\nfunction unused() {`;
+const withDetails = (details: string) => `return { content: [{ type: "text", text: "ok" }], details: ${details} };`;
+
+describe("class 4: what a tool returns or throws cannot crash pi", () => {
+	let box: IsolatedBox;
+	beforeAll(async () => {
+		box = await open();
+	});
+	afterAll(async () => close(box));
+	afterEach(async () => canarySings(box));
+
+	it.each([
+		["a WebAssembly.Module", `{ module: ${WASM_MODULE}, kept: 1 }`, { module: {}, kept: 1 }],
+		["a SharedArrayBuffer", "{ shared: new SharedArrayBuffer(16), kept: 1 }", { shared: {}, kept: 1 }],
+		["a MessagePort", "{ port: new MessageChannel().port1, kept: 1 }", { port: {}, kept: 1 }],
+		["a function and a symbol", '{ run() {}, tag: Symbol("x"), list: [() => 1, Symbol("y")], kept: 1 }', { list: [null, null], kept: 1 }],
+		["a BigInt", "{ big: 10n ** 30n }", { big: "1000000000000000000000000000000" }],
+		["a value inside itself", "(() => { const a: any = { name: \"a\" }; a.self = a; return a; })()", { name: "a", self: "[Circular]" }],
+	])("details holding %s reach pi as plain JSON", async (_label, details, expected) => {
+		const used = success(await forgeAndRun(box, "odd-details", withDetails(details)));
+		expect(used.details).toEqual(expected);
+		expect(used.content).toEqual([{ type: "text", text: "ok" }]);
+	});
+
+	it("details nested 100 000 deep are cut to a marker, not a stack overflow in pi", async () => {
+		const used = success(await forgeAndRun(box, "deep-details", withDetails("(() => { let d: any = {}; for (let i = 0; i < 100_000; i++) d = { d }; return d; })()")));
+		expect(JSON.stringify(used.details)).toContain("[nested too deep]");
+		let depth = 0;
+		for (let node = used.details as { d?: unknown } | string; typeof node === "object" && node !== null; node = node.d as typeof node) depth++;
+		expect(depth).toBeLessThanOrEqual(64);
+	});
+
+	it("a Proxy whose every trap throws, returned as the result, fails the call (phase runtime) with what it threw", async () => {
+		const error = failure(await forgeAndRun(box, "proxy-result", 'return new Proxy({}, { get() { throw new Error("trap!"); }, ownKeys() { throw new Error("trap!"); } });'));
+		expect(error.phase).toBe("runtime");
+		expect(error.message).toBe("Error: trap!");
+	});
+
+	it("a Proxy in details whose traps throw fails the call (phase runtime) with what it threw", async () => {
+		const error = failure(await forgeAndRun(box, "proxy-details", withDetails('new Proxy({}, { ownKeys() { throw new Error("trap!"); } })')));
+		expect(error.phase).toBe("runtime");
+		expect(error.message).toBe('The tool\'s result cannot be read: reading it threw "trap!".');
+	});
+
+	it("a getter that throws in details fails the call (phase runtime)", async () => {
+		const error = failure(await forgeAndRun(box, "getter-details", withDetails('{ get boom() { throw new Error("getter!"); } }')));
+		expect(error.phase).toBe("runtime");
+		expect(error.message).toBe('The tool\'s result cannot be read: reading it threw "getter!".');
+	});
+
+	it.each([
+		["a WebAssembly.Module", `throw ${WASM_MODULE};`],
+		["an Error whose cause is a WebAssembly.Module and a SharedArrayBuffer", `throw Object.assign(new Error("bad", { cause: ${WASM_MODULE} }), { shared: new SharedArrayBuffer(8) });`],
+		["a Proxy", 'throw new Proxy(new Error("x"), { get() { throw new Error("trap"); } });'],
+		["an Error whose message is an object", 'const e = new Error("x"); Object.defineProperty(e, "message", { value: { a: new SharedArrayBuffer(4) } }); throw e;'],
+	])("throwing %s fails the call cleanly", async (_label, logic) => {
+		const error = failure(await forgeAndRun(box, "odd-throw", logic));
+		expect(error.phase).toBe("runtime");
+		expect(typeof error.message).toBe("string");
+	});
+
+	it("a tool that rewrites MessagePort.prototype.postMessage to send a WebAssembly.Module as its result only fails its own call", async () => {
+		const logic = `const post = MessagePort.prototype.postMessage;\nMessagePort.prototype.postMessage = function (message: any, ...rest: any[]) {\n  return post.call(this, { ...message, json: ${WASM_MODULE}, callId: message?.callId }, ...rest);\n};\nreturn "sent";`;
+		const error = failure(await forgeAndRun(box, "forger", logic));
+		expect(error.phase).toBe("runtime");
+		expect(error.message).toBe("The tool's result could not be passed on: it is not JSON text of at most 64 MB.");
+	});
+
+	it("a write whose data is a SharedArrayBuffer view, or whose options hold a WebAssembly.Module, is refused before it leaves the runner", async () => {
+		const shared = failure(await forgeAndRun(box, "shared-write", 'import { writeFileSync } from "node:fs";\nwriteFileSync("shared.bin", new Uint8Array(new SharedArrayBuffer(8)));\nreturn "written";'));
+		expect(shared.message).toBe("A request of 'shared-write' was not sent to pi's process: it holds shared memory. Pass strings, numbers, Buffers and plain objects.");
+		const wasm = failure(await forgeAndRun(box, "wasm-write", `import { writeFileSync } from "node:fs";\nwriteFileSync("wasm.txt", "x", { encoding: "utf8", extra: ${WASM_MODULE} } as any);\nreturn "written";`));
+		expect(wasm.message).toBe("A request of 'wasm-write' was not sent to pi's process: it holds a WebAssembly.Module. Pass strings, numbers, Buffers and plain objects.");
+		expect(existsSync(join(box.cwd, "shared.bin")) || existsSync(join(box.cwd, "wasm.txt"))).toBe(false);
+	});
+
+	it("ctx.notify with a WebAssembly.Module for its level and a SharedArrayBuffer for its text is shown as plain text", async () => {
+		const notes: Array<[string, string | undefined]> = [];
+		await forgeOk(box, "odd-notify", `ctx.notify(new SharedArrayBuffer(4) as any, ${WASM_MODULE} as any);\nreturn "notified";`);
+		const used = await box.toolbox.use("odd-notify", {}, { host: { ...noUI, hasUI: true, notify: (message, level) => notes.push([message, level]) } });
+		expect(text(used)).toBe("notified");
+		expect(notes).toEqual([["[object SharedArrayBuffer]", "info"]]);
+	});
+
+	it("a module's metadata that throws when read fails the forge (phase shape), and the next forge works", async () => {
+		const forged = await box.toolbox.forge(toolRequest("odd-meta", topLevel('Object.defineProperty(metadata, "parameters", { get() { throw new Error("meta!"); } });'), { parametersSchema: NO_PARAMS }), new Map());
+		expect(forged.ok).toBe(false);
+		expect(forged.ok ? "" : forged.error.phase).toBe("shape");
+		await forgeOk(box, "after-odd-meta", 'return "fine";');
+	});
+
+	it("reading process.env.toString, constructor and String(process.env) asks for no grant and fails nothing", async () => {
+		const logic = 'return [typeof process.env.toString, typeof process.env.constructor, String(process.env), typeof (process.env as any).hasOwnProperty].join(",");';
+		expect(text(await forgeAndRun(box, "env-members", logic))).toBe("function,function,[object Object],function");
+	});
+});
+
+describe("class 4 under the permissive policy", () => {
+	let box: IsolatedBox;
+	beforeAll(async () => {
+		box = await open({ PI_FORGE_POLICY: "permissive" });
+	});
+	afterAll(async () => close(box));
+	afterEach(async () => canarySings(box));
+
+	it("an environment variable named after an inherited member is no variable (no unhandled rejection in pi)", async () => {
+		const rejections: unknown[] = [];
+		const onRejection = (reason: unknown) => rejections.push(reason);
+		process.on("unhandledRejection", onRejection);
+		try {
+			const logic = 'const env: any = process.env;\nconst names = ["toString", "valueOf", "hasOwnProperty", "__proto__", "constructor", "isPrototypeOf"];\nreturn names.map((n) => typeof env[n]).join(",");';
+			expect(text(await forgeAndRun(box, "env-inherited", logic))).toBe("function,function,function,object,function,function");
+			expect(text(await forgeAndRun(box, "env-own", "return process.env.HOME ?? \"none\";"))).toBe(process.env.HOME ?? "none");
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			expect(rejections).toEqual([]);
+		} finally {
+			process.off("unhandledRejection", onRejection);
+		}
+	});
+});
+
+describe("class 8: a call's code ends with the call", () => {
+	let box: IsolatedBox;
+	beforeAll(async () => {
+		box = await open();
+	});
+	afterAll(async () => close(box));
+	afterEach(async () => canarySings(box));
+
+	const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+	const size = (file: string) => (existsSync(join(box.cwd, file)) ? readFileSync(join(box.cwd, file), "utf8").length : 0);
+
+	it("a top-level setInterval that appends to a file through the broker writes nothing after the call returned", async () => {
+		const logic = topLevel('import { appendFileSync } from "node:fs";\nsetInterval(() => appendFileSync("top-ticks.txt", "tick"), 10);').replace("return 1;", 'await new Promise((resolve) => setTimeout(resolve, 100));\nreturn "ticking";');
+		await forgeOk(box, "top-ticker", logic);
+		expect(text(await box.toolbox.use("top-ticker", {}, { host: noUI }))).toBe("ticking");
+		const atResult = size("top-ticks.txt");
+		expect(atResult).toBeGreaterThan(0);
+		await sleep(400);
+		expect(size("top-ticks.txt")).toBe(atResult);
+	});
+
+	it("an interval started in execute that notifies is silent once the call returned", async () => {
+		const notes: string[] = [];
+		await forgeOk(box, "notifier", 'setInterval(() => ctx.notify("still here"), 10);\nawait new Promise((resolve) => setTimeout(resolve, 60));\nreturn "done";');
+		const used = await box.toolbox.use("notifier", {}, { host: { ...noUI, hasUI: true, notify: (message) => notes.push(message) } });
+		expect(text(used)).toBe("done");
+		const atResult = notes.length;
+		expect(atResult).toBeGreaterThan(0);
+		await sleep(300);
+		expect(notes.length).toBe(atResult);
+	});
+
+	it("a promise left pending by execute that writes later writes nothing", async () => {
+		const logic = 'import { promises } from "node:fs";\nvoid (async () => {\n  await new Promise((resolve) => setTimeout(resolve, 100));\n  await promises.writeFile("late.txt", "late");\n})();\nreturn "returned";';
+		expect(text(await forgeAndRun(box, "late-writer", logic))).toBe("returned");
+		await sleep(400);
+		expect(existsSync(join(box.cwd, "late.txt"))).toBe(false);
+	});
+
+	it.each([
+		["an unref'd interval", "setInterval(() => undefined, 50).unref();"],
+		["a timeout", "setTimeout(() => undefined, 60_000);"],
+		["an AbortSignal.timeout", "AbortSignal.timeout(60_000);"],
+		["a message port", "new MessageChannel().port1.unref();"],
+		["a FinalizationRegistry", "new FinalizationRegistry(() => undefined).register({}, 1);"],
+	])("a call that leaves %s behind gets its worker replaced: the next call starts from a fresh module", async (_label, leftover) => {
+		await forgeOk(box, "leaver", topLevel("let calls = 0;").replace("return 1;", `${leftover}\nreturn String(++calls);`));
+		expect(text(await box.toolbox.use("leaver", {}, { host: noUI }))).toBe("1");
+		await sleep(100);
+		expect(text(await box.toolbox.use("leaver", {}, { host: noUI }))).toBe("1");
+	});
+
+	it("a call that leaves nothing behind keeps its warm worker", async () => {
+		await forgeOk(box, "tidy", topLevel("let calls = 0;").replace("return 1;", 'await new Promise((resolve) => setTimeout(resolve, 5));\nreturn String(++calls);'));
+		expect(text(await box.toolbox.use("tidy", {}, { host: noUI }))).toBe("1");
+		await sleep(100);
+		expect(text(await box.toolbox.use("tidy", {}, { host: noUI }))).toBe("2");
+	});
+
+	it("a worker that hides its idle report (rewritten postMessage) is replaced once the quiet period passes", async () => {
+		const hide = 'const post = MessagePort.prototype.postMessage;\nMessagePort.prototype.postMessage = function (message: any, ...rest: any[]) {\n  if (message?.type === "idle") return;\n  return post.call(this, message, ...rest);\n};\nsetInterval(() => undefined, 20).unref();';
+		await forgeOk(box, "hider", topLevel(`let calls = 0;\n${hide}`).replace("return 1;", "return String(++calls);"));
+		expect(text(await box.toolbox.use("hider", {}, { host: noUI }))).toBe("1");
+		await sleep(1400);
+		expect(text(await box.toolbox.use("hider", {}, { host: noUI }))).toBe("1");
+	});
+
+	it("an AbortSignal.timeout listener that fetches after the call never reaches the server", async () => {
+		const hits: string[] = [];
+		const server = createServer((request, response) => {
+			hits.push(request.url ?? "");
+			response.end("ok");
+		});
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		const port = (server.address() as { port: number }).port;
+		try {
+			const logic = `AbortSignal.timeout(150).addEventListener("abort", () => { void fetch("http://127.0.0.1:${port}/after").catch(() => undefined); });\nawait fetch("http://127.0.0.1:${port}/during");\nreturn "fetched";`;
+			expect(text(await forgeAndRun(box, "late-fetch", logic))).toBe("fetched");
+			await sleep(500);
+			expect(hits).toEqual(["/during"]);
+		} finally {
+			server.close();
+		}
+	});
+});
