@@ -72,6 +72,19 @@ describe("forge_tool and a call of the same tool in one message", () => {
 		expect(offered?.description).toContain("v3");
 	});
 
+	it("a re-forge that adds a required parameter: a use with the old arguments is refused by the new version, named", async () => {
+		const pi = await start();
+		await pi.run("v1", [[{ name: "forge_tool", args: version("one") }], { text: "ok" }]);
+		const v2 = version("two", { currency: { type: "string", enum: ["EUR", "USD"], description: "Currency of the totals." } });
+		v2.parametersSchema = { ...v2.parametersSchema, required: [...v2.parametersSchema.required, "currency"] };
+		const run = await pi.run("v2 and use", [[{ name: "forge_tool", args: v2 }, use()], { text: "ok" }]);
+		const used = byTool(run.toolEvents, "use_forge_tool");
+		expect(used.isError).toBe(true);
+		expect(used.text).toMatch(/phase: arguments/);
+		expect(used.text).toContain("currency");
+		expect(used.text).toContain("Called 'order-summary' v2, the version forged by the forge_tool call in this same message.");
+	});
+
 	it("a failed re-forge: the use says so and runs the previous version, naming it", async () => {
 		const pi = await start();
 		await pi.run("v1", [[{ name: "forge_tool", args: version("one") }], { text: "ok" }]);
