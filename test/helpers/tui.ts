@@ -13,6 +13,8 @@ export interface Tui {
 	cwd: string;
 	agentDir: string;
 	screen(): string;
+	/** The pane's title, as escape sequences in the output may have set it. */
+	title(): string;
 	/** Types text (no Enter). */
 	type(text: string): void;
 	press(...keys: string[]): void;
@@ -36,6 +38,7 @@ export async function startTui(script: unknown[], options: { cwd?: string; env?:
 		cwd,
 		agentDir,
 		screen: () => tmux("capture-pane", "-p", "-t", session),
+		title: () => tmux("display-message", "-p", "-t", session, "#{pane_title}").trim(),
 		type: (text) => void tmux("send-keys", "-t", session, "-l", text),
 		press: (...keys) => void tmux("send-keys", "-t", session, ...keys),
 		async waitFor(text, timeoutMs = 15_000) {
