@@ -26,6 +26,8 @@ export class ForgeSession {
 	private offer: Offer = { active: [], left: [] };
 	/** Tools forged in this agent run and in the one before, each promised to the prompt after its run. */
 	private promised: { current: string[]; previous: string[] } = { current: [], previous: [] };
+	/** Every tool forged in this agent run, promised or not. */
+	private forgedThisRun = new Set<string>();
 	/** What each forge of this session promised about the next prompt, by name. */
 	private readonly nextOffers = new Map<string, NextOffer>();
 	/** forge_tool calls of the current assistant message (calls of a tool being forged wait for them). */
@@ -111,6 +113,7 @@ export class ForgeSession {
 
 	/** A tool was forged in this run: promise it to the next prompt if the run's forges leave room for it. */
 	private promise(box: Toolbox, name: string): void {
+		this.forgedThisRun.add(name);
 		const entry = box.get(name);
 		if (!entry) return;
 		const promised = this.promised.current.flatMap((n) => box.get(n) ?? []);
@@ -134,6 +137,7 @@ export class ForgeSession {
 	/** pi started an agent run: the previous run's forges keep their place through this run, then make way. */
 	runStarted(): void {
 		this.promised = { current: [], previous: this.promised.current };
+		this.forgedThisRun = new Set();
 	}
 
 	/** The system-prompt note naming the forged tools pi does not offer directly (none when all are offered). */
@@ -158,7 +162,7 @@ export class ForgeSession {
 			if (text === undefined) {
 				const entry = box.get(result.toolName);
 				if (!entry) return message;
-				text = notOfferedAnswer(entry.name, entry.version, argumentsOf(messages, result.toolCallId), box.state(entry));
+				text = notOfferedAnswer(entry.name, entry.version, argumentsOf(messages, result.toolCallId), box.state(entry), this.forgedThisRun.has(entry.name));
 				this.answered.set(result.toolCallId, text);
 			}
 			return { ...message, content: [{ type: "text", text }] };

@@ -36,10 +36,16 @@ export function offerLine(name: string, offer: NextOffer): string {
 /** What pi answers when the model calls a tool that is not in the request's tool list. */
 export const piNotFound = (name: string) => `Tool ${name} not found`;
 
-/** The answer to a call by name of a forged tool that this request did not offer: how to run it now. */
-export function notOfferedAnswer(name: string, version: number, args: unknown, state: "ok" | "broken" | "quarantined"): string {
+/**
+ * The answer to a call by name of a forged tool that this request did not offer: why (forged during this prompt, or
+ * outside the bounded set) and how to run it now.
+ */
+export function notOfferedAnswer(name: string, version: number, args: unknown, state: "ok" | "broken" | "quarantined", forgedThisPrompt = false): string {
 	const call = JSON.stringify({ name, args: args && typeof args === "object" ? args : {} });
-	const head = `${piNotFound(name)}: '${name}' (v${version}) is a forged tool, but it was not offered as a tool of its own in this request (only a bounded set is).`;
+	const why = forgedThisPrompt
+		? "was forged during this prompt, and pi offers a new tool under its own name from the next prompt on."
+		: "is a forged tool, but it was not offered as a tool of its own in this request (only a bounded set is).";
+	const head = `${piNotFound(name)}: '${name}' (v${version}) ${why}`;
 	if (state === "broken") return `${head} It is broken: list_forge {"name":"${name}"} shows why; repair it with forge_tool.`;
 	return `${head} Nothing ran. Run it with use_forge_tool: ${call}`;
 }

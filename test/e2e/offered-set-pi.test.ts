@@ -10,6 +10,7 @@ import { generateToolbox, generatedTools } from "../helpers/big-toolbox.ts";
 import { realisticTool } from "../helpers/realistic-tool.ts";
 import { systemPromptOf, toolsOf } from "../helpers/model-context.ts";
 import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { PI_LINE } from "../helpers/pi-line.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const SEED = 11;
@@ -105,6 +106,31 @@ describe("the offered set keeps its promise", () => {
 			},
 		]);
 		expect(unknown).toBe("Tool no-such-tool not found");
+	});
+
+	it("a tool called by name in the prompt that forged it: run from the next step (current pi line) or told how to run it now", async () => {
+		const { pi } = await startWithToolbox();
+		const tool = realisticTool("visit-summary", "visit");
+		const args = { path: "visits.csv", groupBy: "month" };
+		let answer = "";
+		const run = await pi.run("forge and call", [
+			[{ name: "forge_tool", args: tool }],
+			[{ name: tool.name, args }],
+			({ lastToolResults }) => {
+				answer = lastToolResults[0].text;
+				return { text: "ok" };
+			},
+		]);
+		if (PI_LINE === "current") {
+			expect(run.toolNamesSeen[1]).toContain(tool.name);
+			expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
+			expect(JSON.parse(answer)).toEqual({ tool: tool.name, groupBy: "month", limit: 10 });
+		} else {
+			expect(run.toolNamesSeen[1]).not.toContain(tool.name);
+			expect(answer).toBe(
+				`Tool ${tool.name} not found: '${tool.name}' (v1) was forged during this prompt, and pi offers a new tool under its own name from the next prompt on. Nothing ran. Run it with use_forge_tool: ${JSON.stringify({ name: tool.name, args })}`,
+			);
+		}
 	});
 
 	it("a burst past the offered set's room: each forge result says truly whether the next prompt offers the tool", async () => {

@@ -39,6 +39,12 @@ describe("notOfferedAnswer", () => {
 		expect(text).toContain('Nothing ran. Run it with use_forge_tool: {"name":"tide-table","args":{"harbour":"Oban"}}');
 	});
 
+	it("a tool forged during this prompt: pi offers it by name from the next prompt; run it now with use_forge_tool", () => {
+		const text = notOfferedAnswer("tide-table", 1, { harbour: "Oban" }, "ok", true);
+		expect(text).toContain("'tide-table' (v1) was forged during this prompt, and pi offers a new tool under its own name from the next prompt on.");
+		expect(text).toContain('Run it with use_forge_tool: {"name":"tide-table","args":{"harbour":"Oban"}}');
+	});
+
 	it("a broken tool: where to read why and how to repair it", () => {
 		expect(notOfferedAnswer("tide-table", 2, {}, "broken")).toContain(`It is broken: list_forge {"name":"tide-table"} shows why; repair it with forge_tool.`);
 	});
