@@ -4,6 +4,7 @@ import { realpathSync } from "node:fs";
 import { ANY_VERSION } from "../policy/grants-store.ts";
 import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
 import { safeEnvironment } from "../policy/capability.ts";
+import { sanitizeForDisplay as shown } from "../policy/display.ts";
 import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import type { OpenedToolbox } from "./open-toolbox.ts";
 
@@ -15,7 +16,7 @@ export async function grantCapability(opened: OpenedToolbox, tool: string, capab
 	const entry = toolbox.get(tool);
 	if (!entry) return { ok: false, message: noSuchTool(tool, toolbox.entries().map((e) => e.name)) };
 	const parsed = parseGrantKey(unquote(capability));
-	if (!parsed.ok) return { ok: false, message: parsed.error };
+	if (!parsed.ok) return { ok: false, message: shown(parsed.error) };
 	let key: string;
 	let found = "";
 	if ("lookup" in parsed) {
@@ -29,15 +30,15 @@ export async function grantCapability(opened: OpenedToolbox, tool: string, capab
 	}
 	await grants.remember(projectOf(opened), tool, key, "allow", entry.hash);
 	const strict = config.policy === "strict" ? ` Note: the policy here is strict, which never grants; it applies once PI_FORGE_POLICY is prompt.` : "";
-	return { ok: true, message: `Granted ${key} to '${tool}' v${entry.version}${found}: it holds from the tool's next call, until its code changes.${strict}` };
+	return { ok: true, message: `Granted ${shown(key)} to '${tool}' v${entry.version}${found}: it holds from the tool's next call, until its code changes.${strict}` };
 }
 
 /** Forgets one capability of `tool` (allowed or denied), or with none every grant it has. */
 export async function revokeCapability(opened: OpenedToolbox, tool: string, capability?: string): Promise<GrantOutcome> {
 	const key = capability === undefined ? undefined : unquote(capability).trim();
 	const removed = await opened.grants.revoke(projectOf(opened), tool, key);
-	if (!removed) return { ok: false, message: key === undefined ? `'${tool}' has no grants in this project.` : `'${tool}' has no grant ${key} in this project (see its grants: agent-forge grants ${tool}).` };
-	return { ok: true, message: key === undefined ? `Revoked every grant of '${tool}': it asks again from its next call.` : `Revoked ${key} from '${tool}': it asks again from its next call.` };
+	if (!removed) return { ok: false, message: key === undefined ? `'${tool}' has no grants in this project.` : `'${tool}' has no grant ${shown(key)} in this project (see its grants: agent-forge grants ${tool}).` };
+	return { ok: true, message: key === undefined ? `Revoked every grant of '${tool}': it asks again from its next call.` : `Revoked ${shown(key)} from '${tool}': it asks again from its next call.` };
 }
 
 /** The grants of this project's tools (or one tool), one line each, with the version each list holds for. */
@@ -51,7 +52,8 @@ export async function listGrants(opened: OpenedToolbox, tool?: string): Promise<
 		if (!entry.allow.length && !entry.deny.length) return [];
 		const current = toolbox.get(name);
 		const holds = entry.hash === undefined || entry.hash === ANY_VERSION ? "every version" : current?.hash === entry.hash ? `v${current.version}, the current version` : "an earlier version (not the current one: it asks again)";
-		return [`${name} (allow holds for ${holds}): allow ${entry.allow.join(", ") || "—"}; deny ${entry.deny.join(", ") || "—"}`];
+		// Keys are shown inert: a shell line may hold terminal escapes.
+		return [`${shown(name)} (allow holds for ${holds}): allow ${entry.allow.map(shown).join(", ") || "—"}; deny ${entry.deny.map(shown).join(", ") || "—"}`];
 	});
 	return [`Grants file: ${grants.file}`, ...(lines.length ? lines : ["No remembered grants."]), `Capabilities: ${GRANT_FORMS}.`].join("\n");
 }
@@ -72,5 +74,5 @@ function unquote(text: string): string {
 }
 
 function noSuchTool(name: string, known: string[]): string {
-	return `There is no forged tool named '${name}'.${known.length ? ` Tools: ${known.join(", ")}` : ""}`;
+	return `There is no forged tool named '${shown(name)}'.${known.length ? ` Tools: ${known.join(", ")}` : ""}`;
 }

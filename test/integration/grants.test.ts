@@ -183,6 +183,33 @@ describe("a refusal names the exact grant, and following it works from the next 
 	});
 });
 
+describe("agent-forge grants and /forge grants", () => {
+	const cli = async (...argv: string[]) => {
+		const out: string[] = [];
+		const code = await main([...argv, "--cwd", box.cwd], { out: (line) => out.push(line), err: (line) => out.push(line) }, { ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) });
+		return { code, text: out.join("\n") };
+	};
+
+	it("lists grants with the version they hold for, every key inert for the terminal", async () => {
+		await forgeOk("listed", RUNNER);
+		expect((await cli("grant", "listed", "shell:echo \u001b[2J\u001b]0;owned\u0007")).code).toBe(0);
+		expect((await cli("grant", "listed", "exec:echo")).text).toContain("Granted exec:/usr/bin/echo to 'listed' v1 ('echo' is /usr/bin/echo on PATH)");
+		const { code, text } = await cli("grants", "listed");
+		expect(code).toBe(0);
+		expect(text).toContain("listed (allow holds for v1, the current version): allow shell:echo \\e[2J\\e]0;owned\\x07, exec:/usr/bin/echo; deny —");
+		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+		await forgeOk("listed", `${RUNNER}\n// v2`);
+		expect((await cli("grants", "listed")).text).toContain("listed (allow holds for an earlier version (not the current one: it asks again))");
+	});
+
+	it("refuses what is not a capability, or a tool that does not exist, saying why (exit 1)", async () => {
+		expect(await cli("grant", "listed", "read:<outside the project>/hostname")).toEqual({ code: 1, text: expect.stringContaining("needs an absolute path") });
+		expect(await cli("grant", "listed", "exec:no-such-program-here")).toEqual({ code: 1, text: expect.stringContaining("is not found on PATH") });
+		expect(await cli("grant", "nope", "read:/etc/hostname")).toEqual({ code: 1, text: expect.stringContaining("There is no forged tool named 'nope'") });
+		expect(await cli("revoke", "listed", "read:/never/granted")).toEqual({ code: 1, text: expect.stringContaining("has no grant read:/never/granted") });
+	});
+});
+
 describe("refusals are not failures of the tool", () => {
 	it("refused more times than quarantineAfter: still ok, no failure counted", async () => {
 		await forgeOk("refused", 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8");', { type: "object", properties: {} });
