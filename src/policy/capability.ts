@@ -49,6 +49,14 @@ export function capabilityKey(c: Capability): string {
 	}
 }
 
+/**
+ * The key of a capability that holds a secret (a shell line with a token in it), as it is remembered and printed:
+ * "sha256:<hex of the key>", so the secret is neither kept in the grants file nor shown, and the grant still matches.
+ */
+export function digestKey(key: string): string {
+	return `sha256:${createHash("sha256").update(key).digest("hex")}`;
+}
+
 /** For a person, after "The tool wants to …": "read /etc/hosts", "run `git status`". */
 export function describeCapability(c: Capability): string {
 	switch (c.kind) {

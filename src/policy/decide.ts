@@ -1,6 +1,6 @@
 // The capability policy: whether a forged tool may have a capability now, may never have it, or must ask a person.
 import { isAbsolute, sep } from "node:path";
-import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey } from "./capability.ts";
+import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey, digestKey } from "./capability.ts";
 import { shellQuote } from "./display.ts";
 import { isInside, sameLocation } from "./paths.ts";
 import { type ProtectedLocation, protectedTarget } from "./protected.ts";
@@ -72,9 +72,13 @@ export function decide(capability: Capability, context: PolicyContext): Decision
 const allow = (reason: string): Decision => ({ verdict: "allow", reason });
 const deny = (reason: string): Decision => ({ verdict: "deny", reason });
 
-/** Whether a remembered key covers a capability key: the same key, or a directory key ("read:/data/") above a path. */
+/**
+ * Whether a remembered key covers a capability key: the same key, its digest ("sha256:…", for a key that holds a
+ * secret), or a directory key ("read:/data/") above a path.
+ */
 export function grantCovers(grant: string, key: string): boolean {
 	if (grant === key) return true;
+	if (grant.startsWith("sha256:")) return grant === digestKey(key);
 	for (const prefix of Object.values(PATH_KEY_PREFIX)) {
 		if (!grant.startsWith(prefix) || !key.startsWith(prefix)) continue;
 		const grantPath = grant.slice(prefix.length);

@@ -9,7 +9,7 @@ export type ParsedGrantKey =
 	| { ok: false; error: string };
 
 export const GRANT_FORMS =
-	"read:<absolute path> (a path ending in / covers a folder), write:<absolute path>, exec:<program path>, shell:<command line>, env:<VARIABLE>, inline";
+	"read:<absolute path> (a path ending in / covers a folder), write:<absolute path>, exec:<program path>, shell:<command line>, env:<VARIABLE>, inline, sha256:<digest> (as a refusal prints it for a capability that holds a secret)";
 
 /** An environment suffix as capabilityKey writes it: " env:A,B#<12 hex digits>". */
 const ENV_SUFFIX = / env:[^\s#,]+(?:,[^\s#,]+)*#[0-9a-f]{12}$/;
@@ -26,6 +26,8 @@ export function parseGrantKey(text: string): ParsedGrantKey {
 			return isAbsolute(rest) ? { ok: true, key } : { ok: false, error: `'${key}': ${kind}: needs an absolute path (${kind}:/data/ covers a folder).` };
 		case "env":
 			return /^[^\s=]+$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': env: needs the name of one variable (env:GITHUB_TOKEN).` };
+		case "sha256":
+			return /^[0-9a-f]{64}$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': sha256: needs the 64 hex digits a refusal printed.` };
 		case "shell":
 			return rest.trim() ? { ok: true, key } : { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
 		case "exec": {

@@ -1,7 +1,8 @@
 // Permission refusals through the real pi, without a UI: the refusal names the exact command that grants it; a model
 // that runs that command with pi's own bash tool, as printed, gets the next call through in the same session; the
 // refusal is no failure of the tool; /forge grant and /forge revoke do the same from pi's command line.
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
 
@@ -77,13 +78,23 @@ describe("a refusal a model can follow", () => {
 		expect(run.toolEvents[2].text).toBe("QUIET WORDS");
 	});
 
-	it("a secret in what was refused stays redacted", async () => {
+	it("a secret in what was refused stays redacted, and the printed grant still works", async () => {
 		await forge("leaky", 'import { execSync } from "node:child_process";\nreturn execSync("echo " + params.token, { encoding: "utf8" });', { type: "object", properties: { token: { type: "string" } }, required: ["token"] });
 		const event = await call("use_forge_tool", { name: "leaky", args: { token: SECRET } });
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: permission)");
 		expect(event.text).not.toContain(SECRET);
-		expect(event.text).toContain("agent-forge grant leaky 'shell:echo [redacted]'");
+		// The capability holds the secret: it is granted by its digest, which the printed command carries whole.
+		const printed = printedGrant(event.text);
+		expect(printed).toMatch(/^agent-forge grant leaky sha256:[0-9a-f]{64}$/);
+		const run = await pi.run("grant and call again", [
+			[{ name: "bash", args: { command: printed.replace(/^agent-forge /, `"${process.execPath}" "${CLI}" `) } }],
+			[{ name: "use_forge_tool", args: { name: "leaky", args: { token: SECRET } } }],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents[0].isError, run.toolEvents[0].text).toBe(false);
+		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
+		expect(JSON.stringify(JSON.parse(await readFile(join(pi.agentDir, "forge", "grants.json"), "utf8")))).not.toContain(SECRET);
 	});
 
 	it("refusals are not failures: refused more often than quarantineAfter, the tool stays ok, and a grant then holds", async () => {

@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Capability, capabilityKey } from "../../src/policy/capability.ts";
+import { type Capability, capabilityKey, digestKey } from "../../src/policy/capability.ts";
+import { grantCovers } from "../../src/policy/decide.ts";
 import { parseGrantKey } from "../../src/policy/grant-key.ts";
 import { migrateGrants } from "../../src/policy/grants-migration.ts";
 import { GrantsStore, parseGrants } from "../../src/policy/grants-store.ts";
@@ -30,6 +31,19 @@ describe("capabilityKey of a command", () => {
 		expect(capabilityKey(exec({ env: [{ name: "A_TOKEN", value: "s3cr3t-token-value" }, { name: "GIT_PAGER", value: "cat" }] }))).toBe(key);
 		expect(capabilityKey(exec({ env: [{ name: "GIT_PAGER", value: "less" }, { name: "A_TOKEN", value: "s3cr3t-token-value" }] }))).not.toBe(key);
 		expect(capabilityKey(exec({ env: [] }))).toBe("exec:/usr/bin/git");
+	});
+});
+
+describe("a key that holds a secret, granted by its digest", () => {
+	it("sha256:<hex of the key> covers exactly that key", () => {
+		const key = "shell:curl -H 'Authorization: Bearer s3cr3t' https://x.example";
+		expect(digestKey(key)).toMatch(/^sha256:[0-9a-f]{64}$/);
+		expect(digestKey(key)).not.toContain("s3cr3t");
+		expect(grantCovers(digestKey(key), key)).toBe(true);
+		expect(grantCovers(digestKey(key), `${key} `)).toBe(false);
+		expect(grantCovers(digestKey(key), "shell:id")).toBe(false);
+		expect(parseGrantKey(digestKey(key))).toEqual({ ok: true, key: digestKey(key) });
+		expect(parseGrantKey("sha256:abc").ok).toBe(false);
 	});
 });
 

@@ -7,7 +7,7 @@ import * as fsPromises from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { ForgePolicy } from "../../config.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
-import { type Capability, type EnvChange, capabilityKey, describeCapability } from "../../policy/capability.ts";
+import { type Capability, type EnvChange, capabilityKey, describeCapability, digestKey } from "../../policy/capability.ts";
 import { type Decision, REASONS, decide, grantCommands, refusalHint } from "../../policy/decide.ts";
 import { permissionTitle, shellQuote } from "../../policy/display.ts";
 import type { GrantsStore } from "../../policy/grants-store.ts";
@@ -165,7 +165,7 @@ export class Broker {
 		let audited: "allow" | "deny" | "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
 		if (decision.verdict === "ask") {
 			const answer = await this.ask(capability, call);
-			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, capabilityKey(capability), "allow", call.hash).catch(() => undefined);
+			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, this.grantKey(capability), "allow", call.hash).catch(() => undefined);
 			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
 			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : answer === "deny" ? "ask-deny" : undefined;
 			decision = answer === "deny" ? { verdict: "deny", reason: "denied by the user" } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
@@ -181,10 +181,16 @@ export class Broker {
 		}
 		const hint = refusalHint(call.tool, settings.policy, settings.grants.file, decision);
 		if (!isFinalDenial(decision)) {
-			const commands = grantCommands(call.tool, capabilityKey(capability));
+			const commands = grantCommands(call.tool, this.grantKey(capability));
 			call.refused?.([commands.cli, `in pi's TUI: ${commands.tui}`]);
 		}
 		return { phase: "permission", message: `'${call.tool}' may not ${describeCapability(capability)}: ${decision.reason}.`, hint, code: "ERR_FORGE_PERMISSION" };
+	}
+
+	/** The key a grant of `capability` is kept and printed under: its digest when the key holds a secret. */
+	private grantKey(capability: Capability): string {
+		const key = capabilityKey(capability);
+		return this.redact(key) === key ? key : digestKey(key);
 	}
 
 	/** Asks a person (one dialog at a time); undefined when there is nobody to ask. */
