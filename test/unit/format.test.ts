@@ -172,3 +172,27 @@ describe("logicLineOf for hoisted imports", async () => {
 		expect(logicLineOf(source, lineOf('import { Type } from "@sinclair/typebox";'))).toBeUndefined();
 	});
 });
+
+describe("the commands that grant a refused permission", () => {
+	const refused = new ForgeError("permission", "'host-name' may not read /etc/hostname: no UI to ask.", {
+		tool: "host-name",
+		hint: "This is a permission to grant, not a fault in the code of 'host-name'.",
+		source,
+		grants: ["agent-forge grant host-name read:/etc/hostname", "in pi's TUI: /forge grant host-name read:/etc/hostname"],
+	});
+	/** Prose shortens paths outside the project; code only hides secrets. */
+	const redact = { prose: (text: string) => text.replaceAll("/etc/hostname", "<outside the project>/hostname"), code: (text: string) => text.replaceAll("s3cr3t", "[redacted]") };
+
+	it("are shown exactly (scrubbed as code, not as prose), after the hint, with no source listing", () => {
+		const text = formatForModel(refused, { redact });
+		expect(text).toContain("may not read <outside the project>/hostname");
+		expect(text).toContain("\n\nTo grant it (holds from the next call, no restart):\n  agent-forge grant host-name read:/etc/hostname\n  in pi's TUI: /forge grant host-name read:/etc/hostname");
+		expect(text.indexOf("Hint:")).toBeLessThan(text.indexOf("To grant it"));
+		expect(text).not.toContain("Source of");
+	});
+
+	it("still have secrets hidden", () => {
+		const text = formatForModel(refused.with({ grants: ["agent-forge grant t 'shell:echo s3cr3t'"] }), { redact });
+		expect(text).toContain("agent-forge grant t 'shell:echo [redacted]'");
+	});
+});
