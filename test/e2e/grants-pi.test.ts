@@ -97,7 +97,7 @@ describe("a refusal a model can follow", () => {
 		expect(JSON.stringify(JSON.parse(await readFile(join(pi.agentDir, "forge", "grants.json"), "utf8")))).not.toContain(SECRET);
 	});
 
-	it("refusals are not failures: refused more often than quarantineAfter, the tool stays ok, and a grant then holds", async () => {
+	it("refusals are not failures: refused more often than quarantineAfter, the tool stays ok; a grant then holds, and a revocation", async () => {
 		await forge("env-peek", 'return process.env.GRANTS_E2E_API_KEY ? "seen" : "unset";');
 		for (let i = 0; i < 3; i++) {
 			const event = await call("use_forge_tool", { name: "env-peek", args: {} });
@@ -111,6 +111,11 @@ describe("a refusal a model can follow", () => {
 		const seen = await call("use_forge_tool", { name: "env-peek", args: {} });
 		expect(seen.isError, seen.text).toBe(false);
 		expect(seen.text).toBe("seen");
+		// And a revocation holds from the next call of that same worker.
+		await pi.session.prompt("/forge revoke env-peek");
+		const revoked = await call("use_forge_tool", { name: "env-peek", args: {} });
+		expect(revoked.isError, revoked.text).toBe(true);
+		expect(revoked.text).toContain("agent-forge grant env-peek env:GRANTS_E2E_API_KEY");
 	});
 });
 

@@ -1,21 +1,30 @@
 // `process.env` and `pi` in the isolated runner: the safe variables are there; any other is asked of pi's process
-// (policy, prompt, audit) the first time it is read. `pi` offers `exec`; the rest of the ExtensionAPI needs the inline grant.
+// (policy, prompt, audit) the first time a call reads it. `pi` offers `exec`; the rest of the ExtensionAPI needs the inline grant.
 import type { ExecResult } from "../protocol.ts";
-import type { Brokered } from "../worker-broker.ts";
+import { type Brokered, currentCall } from "../worker-broker.ts";
+
+/** Calls whose answers are kept (a worker runs one call at a time, or a few at once). */
+const MAX_CALLS_REMEMBERED = 8;
 
 export function installEnvironment(broker: Brokered, safeEnv: Record<string, string>): void {
 	const known: Record<string, string | undefined> = { ...safeEnv };
-	const asked = new Set<string>();
+	// What pi answered, per call: a grant or a revocation made since holds from the next call; a refusal throws and is
+	// not kept, so the next read asks again.
+	const answers = new Map<number, Map<string, string | undefined>>();
 	const env = new Proxy(known, {
 		get(target, key) {
 			if (typeof key !== "string") return undefined;
-			if (Object.hasOwn(target, key) || asked.has(key)) return Object.hasOwn(target, key) ? target[key] : undefined;
+			if (Object.hasOwn(target, key)) return target[key];
 			// What every object inherits (toString, constructor…) is no variable: String(process.env) asks nobody.
 			if (key in Object.prototype) return Reflect.get(target, key);
-			// A refusal throws and is not remembered: the next read asks again, so a grant given since holds.
+			const callId = currentCall.getStore()?.callId ?? 0;
+			const answered = answers.get(callId);
+			if (answered?.has(key)) return answered.get(key);
 			const value = broker.sync({ kind: "env", name: key }) as string | undefined;
-			asked.add(key);
-			if (value !== undefined) target[key] = value;
+			if (!answered) {
+				if (answers.size >= MAX_CALLS_REMEMBERED) answers.delete(answers.keys().next().value as number);
+				answers.set(callId, new Map([[key, value]]));
+			} else answered.set(key, value);
 			return value;
 		},
 		set(target, key, value) {
