@@ -48,12 +48,17 @@ function redactValues(text: string, values: string[]): string {
 	return out;
 }
 
+/** One pass over the text (cutting the whole text again at every finding would be quadratic in their number). */
 function redactFoundSecrets(text: string): string {
-	let out = text;
-	for (const secret of locateSecrets(text).reverse()) {
-		out = `${out.slice(0, secret.start)}[redacted ${secret.kind}]${out.slice(secret.end)}`;
+	const parts: string[] = [];
+	let copied = 0;
+	for (const secret of locateSecrets(text)) {
+		parts.push(text.slice(copied, secret.start), `[redacted ${secret.kind}]`);
+		copied = secret.end;
 	}
-	return out;
+	if (copied === 0) return text;
+	parts.push(text.slice(copied));
+	return parts.join("");
 }
 
 type RootKind = "project" | "temp" | "home";

@@ -176,12 +176,14 @@ const SECRET_RULES: readonly SecretRule[] = [
 		pattern: /\bnpm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/dg,
 		check: (secret) => !isPlaceholder(secret),
 	},
-	// JSON Web Token: base64url header and payload that are JSON objects ("eyJ" encodes `{"`), then a signature.
+	// JSON Web Token: base64url header and payload that are JSON objects ("eyJ" encodes `{"`), then a signature. It
+	// starts only where a run of base64url characters starts (not at every "eyJ" inside one, each of which would scan
+	// the rest of the run: quadratic on "eyJ-eyJ-eyJ-…").
 	{
 		kind: "jwt",
 		label: "a JSON Web Token",
 		envVar: "AUTH_TOKEN",
-		pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/dg,
+		pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/dg,
 	},
 	// Bearer token written into an Authorization header value.
 	{
@@ -215,22 +217,51 @@ export function findSecrets(text: string): SecretFinding[] {
 
 /** `findSecrets` with the offsets of each credential. */
 export function locateSecrets(text: string): LocatedSecret[] {
-	const spans: { kind: string; start: number; end: number }[] = [];
+	/** Sorted by start and disjoint: an overlap is found by binary search, so many findings cost n log n, not n². */
+	let spans: Span[] = [];
 	for (const rule of SECRET_RULES) {
+		const added: Span[] = [];
 		for (const match of text.matchAll(rule.pattern)) {
 			const [start, end] = match.indices?.groups?.secret ?? [match.index, match.index + match[0].length];
 			const secret = text.slice(start, end);
 			if (rule.check && !rule.check(secret, match.groups ?? {})) continue;
-			if (spans.some((span) => start < span.end && span.start < end)) continue;
-			spans.push({ kind: rule.kind, start, end });
+			if (overlaps(spans, start, end)) continue;
+			added.push({ kind: rule.kind, start, end });
 		}
+		if (added.length > 0) spans = mergeSpans(spans, added);
 	}
-	spans.sort((a, b) => a.start - b.start);
 	const lineStarts = lineStartsOf(text);
 	return spans.map(({ kind, start, end }) => {
 		const line = lineOf(lineStarts, start);
 		return { kind, line, column: start - lineStarts[line - 1] + 1, preview: previewOf(text.slice(start, end)), start, end };
 	});
+}
+
+interface Span {
+	kind: string;
+	start: number;
+	end: number;
+}
+
+/** Whether [start, end) overlaps a span of `spans` (sorted by start, disjoint). */
+function overlaps(spans: Span[], start: number, end: number): boolean {
+	let low = 0;
+	let high = spans.length;
+	while (low < high) {
+		const mid = (low + high) >> 1;
+		if (spans[mid].end <= start) low = mid + 1;
+		else high = mid;
+	}
+	return low < spans.length && spans[low].start < end;
+}
+
+/** Two sorted lists of disjoint spans (disjoint from each other too) as one sorted list. */
+function mergeSpans(a: Span[], b: Span[]): Span[] {
+	const merged: Span[] = [];
+	let i = 0;
+	let j = 0;
+	while (i < a.length || j < b.length) merged.push(j >= b.length || (i < a.length && a[i].start < b[j].start) ? a[i++] : b[j++]);
+	return merged;
 }
 
 /** The refusal the forge sends back: what, where, and how to pass the credential instead. */
