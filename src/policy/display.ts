@@ -46,8 +46,8 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 	if (capability.cwd) lines.push(`  in: ${show(capability.cwd, MAX_SHOWN.path)}`);
 	lines.push(...environmentLines(capability.env ?? [], (text) => show(text, MAX_SHOWN.value)));
 	const scope = capability.shell ? "exactly this shell line" : `${show(capability.program, MAX_SHOWN.path)} with any arguments`;
-	lines.push(`"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`);
-	return bounded(lines.join("\n"), MAX_SHOWN.title);
+	// The body is what may be cut; what "Always" means is always shown.
+	return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\n"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`;
 }
 
 function environmentLines(env: readonly EnvChange[], show: (text: string) => string): string[] {

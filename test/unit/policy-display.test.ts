@@ -95,8 +95,9 @@ describe("permissionTitle", () => {
 	it("is bounded: a huge command line or environment is cut, saying so", () => {
 		const env = Array.from({ length: 40 }, (_, i) => ({ name: `V${i}`, value: "x".repeat(1000) }));
 		const title = permissionTitle(exec({ commandLine: "y".repeat(100_000), env }), { tool: "t" });
-		expect(title.length).toBeLessThanOrEqual(MAX_SHOWN.title + 60);
+		expect(title.length).toBeLessThanOrEqual(MAX_SHOWN.title + MAX_SHOWN.path + 200);
 		expect(title).toContain("more characters not shown");
+		expect(title.split("\n").at(-1)).toBe(`"Always" allows /usr/bin/git with any arguments, with this environment, for this version of 't'.`);
 	});
 
 	it("hides secret values with the redaction it is given", () => {
