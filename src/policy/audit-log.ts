@@ -1,6 +1,8 @@
-// The audit log: one JSON line per capability decision and per forged-tool call, appended in order, never fatal.
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+// The audit log: one JSON line per capability decision and per forged-tool call, appended in order, never fatal. Its
+// texts are stored with secrets redacted (a failed call's detail may carry a key), in a file only its owner reads.
+import { appendFile, chmod, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 
 export interface AuditRecord {
 	at: string;
@@ -25,9 +27,17 @@ export class AuditLog {
 	private pending: string[] = [];
 	private draining: Promise<void> | undefined;
 
-	/** `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). */
-	constructor(file: string, private readonly options: { discard?: boolean } = {}) {
+	private readonly secretValues: string[];
+	/** Whether the file's mode was made 0600 (a file made before it was may be readable by others). */
+	private private = false;
+
+	/**
+	 * `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). `secretValues`: the values
+	 * of sensitive environment variables, hidden wherever they appear.
+	 */
+	constructor(file: string, private readonly options: { discard?: boolean; secretValues?: string[] } = {}) {
 		this.file = file;
+		this.secretValues = options.secretValues ?? sensitiveEnvValues(process.env);
 	}
 
 	/** Queues one record; lines reach the file in the order they were appended. Never throws. */
@@ -35,7 +45,7 @@ export class AuditLog {
 		if (this.options.discard) return;
 		let line: string;
 		try {
-			line = `${JSON.stringify(bounded(record))}\n`;
+			line = `${JSON.stringify(bounded(record, this.secretValues))}\n`;
 		} catch {
 			return;
 		}
@@ -62,6 +72,7 @@ export class AuditLog {
 	private async write(text: string): Promise<void> {
 		try {
 			await appendFile(this.file, text, { mode: FILE_MODE });
+			if (!this.private) this.private = await chmod(this.file, FILE_MODE).then(() => true, () => false);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
 			try {
@@ -74,10 +85,13 @@ export class AuditLog {
 	}
 }
 
-function bounded(record: AuditRecord): AuditRecord {
+/** Secrets redacted (before the cut, so that no part of one survives), then long texts cut. */
+function bounded(record: AuditRecord, secretValues: string[]): AuditRecord {
 	const copy: Record<string, unknown> = { ...record };
-	for (const [field, value] of Object.entries(copy)) {
-		if (typeof value === "string" && value.length > MAX_FIELD_CHARS) copy[field] = `${value.slice(0, MAX_FIELD_CHARS - 1)}…`;
+	for (const [field, raw] of Object.entries(copy)) {
+		if (typeof raw !== "string") continue;
+		const value = redactSecrets(raw, secretValues);
+		copy[field] = value.length > MAX_FIELD_CHARS ? `${value.slice(0, MAX_FIELD_CHARS - 1)}…` : value;
 	}
 	return copy as unknown as AuditRecord;
 }

@@ -1,8 +1,10 @@
 // Per-tool usage and health (calls, failures, last use, last error), kept in `.forge-health.json` beside the tools.
+// A last error is kept with its secrets redacted (a tool's thrown message may carry a key), in a file only its owner reads.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { ForgeErrorData } from "../errors/forge-error.ts";
+import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 
 export interface ToolHealth {
 	calls: number;
@@ -14,18 +16,29 @@ export interface ToolHealth {
 }
 
 export const HEALTH_FILE = ".forge-health.json";
+const FILE_MODE = 0o600;
 
 export class HealthStore {
 	private readonly tools = new Map<string, ToolHealth>();
 	private pending: Promise<void> | undefined;
 	private dirty = false;
 
-	constructor(private readonly dir: string, private readonly flushDelayMs = 250) {}
+	constructor(
+		private readonly dir: string,
+		private readonly flushDelayMs = 250,
+		/** Values of the sensitive environment variables, hidden wherever they appear in a stored error. */
+		private readonly secretValues: string[] = sensitiveEnvValues(process.env),
+	) {}
 
 	async load(): Promise<void> {
 		try {
 			const data = JSON.parse(await readFile(join(this.dir, HEALTH_FILE), "utf8")) as { tools?: Record<string, ToolHealth> };
-			for (const [name, health] of Object.entries(data.tools ?? {})) this.tools.set(name, health);
+			for (const [name, health] of Object.entries(data.tools ?? {})) {
+				// A file written before errors were redacted is redacted now, and written again.
+				const lastError = health.lastError && this.scrub(health.lastError);
+				if (lastError && JSON.stringify(lastError) !== JSON.stringify(health.lastError)) this.scheduleFlush();
+				this.tools.set(name, lastError ? { ...health, lastError } : health);
+			}
 		} catch {
 			// Missing or unreadable: usage history starts afresh; it is never needed to run a tool.
 		}
@@ -46,7 +59,7 @@ export class HealthStore {
 		} else if (!outcome.denied) {
 			health.failures += 1;
 			health.consecutiveFailures += 1;
-			health.lastError = outcome.error;
+			health.lastError = outcome.error && this.scrub(outcome.error);
 		}
 		this.tools.set(name, health);
 		this.scheduleFlush();
@@ -64,6 +77,12 @@ export class HealthStore {
 		if (this.tools.delete(name)) this.scheduleFlush();
 	}
 
+	/** The error with credentials and secret values redacted from its texts. */
+	private scrub(error: ForgeErrorData): ForgeErrorData {
+		const redact = (text: unknown) => (typeof text === "string" ? redactSecrets(text, this.secretValues) : text);
+		return { ...error, message: redact(error.message) as string, ...(error.hint === undefined ? {} : { hint: redact(error.hint) as string }) };
+	}
+
 	private scheduleFlush(): void {
 		this.dirty = true;
 		this.pending ??= new Promise<void>((resolve) => setTimeout(resolve, this.flushDelayMs).unref()).then(() => this.flush());
@@ -76,7 +95,7 @@ export class HealthStore {
 		this.dirty = false;
 		const data = { tools: Object.fromEntries([...this.tools].sort(([a], [b]) => a.localeCompare(b))) };
 		try {
-			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`);
+			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`, { mode: FILE_MODE });
 		} catch {
 			this.dirty = true;
 		}

@@ -1,7 +1,7 @@
 // What a tool returns, throws, asks to validate or leaves running cannot crash pi, hang it, leak a secret to disk or act
 // after its call (issue 11, classes 4, 5, 6 and 8), in the isolated runner. Each case is followed by a canary call: the
 // runner and pi's process are still fine.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -261,5 +261,47 @@ describe("class 8: a call's code ends with the call", () => {
 		} finally {
 			server.close();
 		}
+	});
+});
+
+describe("class 6: secrets are never stored raw", () => {
+	const KEY = "sk-proj-Q7fT2mZ9xW4vB8nK1cR6yH3pL5sD0gJ";
+	const ENV_VALUE = "plain-looking-but-secret-value-42";
+	let box: IsolatedBox;
+	beforeAll(async () => {
+		process.env.FORGE_TEST_API_KEY = ENV_VALUE;
+		box = await open({ PI_FORGE_POLICY: "permissive" });
+	});
+	afterAll(async () => {
+		delete process.env.FORGE_TEST_API_KEY;
+		await close(box);
+	});
+
+	/** Every file under `dir` whose bytes contain `needle`. */
+	function filesContaining(dir: string, needle: string): string[] {
+		return readdirSync(dir, { recursive: true, withFileTypes: true })
+			.filter((entry) => entry.isFile())
+			.map((entry) => join(entry.parentPath, entry.name))
+			.filter((file) => readFileSync(file).includes(needle));
+	}
+
+	it("a granted tool's thrown key and secret variable reach no file the toolbox writes, and its state files are 0600", async () => {
+		// The key is built at run time: a literal in the logic would be refused at forge time.
+		const logic = 'const key = ["sk-proj", "Q7fT2mZ9xW4vB8nK1cR6yH3pL5sD0gJ"].join("-");\nthrow new Error(`auth failed for ${key} with ${process.env.FORGE_TEST_API_KEY}: ` + "x".repeat(400) + " " + key);';
+		const error = failure(await forgeAndRun(box, "leaky", logic));
+		expect(error.message).toContain(KEY);
+		for (let i = 0; i < 3; i++) await box.toolbox.use("leaky", {}, { host: noUI });
+		await box.toolbox.flush();
+		await box.audit.flush();
+		const agentDir = join(box.grants.file, "..", "..");
+		expect(filesContaining(box.cwd, KEY)).toEqual([]);
+		expect(filesContaining(box.cwd, ENV_VALUE)).toEqual([]);
+		expect(filesContaining(agentDir, KEY)).toEqual([]);
+		const health = JSON.parse(readFileSync(join(box.dir, ".forge-health.json"), "utf8"));
+		expect(health.tools.leaky.lastError.message).toContain("[redacted openai-api-key]");
+		expect(health.tools.leaky.lastError.message).toContain("[redacted]");
+		expect(readFileSync(box.audit.file, "utf8")).toContain("[redacted openai-api-key]");
+		expect(statSync(join(box.dir, ".forge-health.json")).mode & 0o777).toBe(0o600);
+		expect(statSync(box.audit.file).mode & 0o777).toBe(0o600);
 	});
 });

@@ -141,7 +141,8 @@ export class IsolatedRunner implements Runner {
 			version: tool.hash,
 			durationMs: Math.round(performance.now() - started),
 			outcome: outcome.ok ? "ok" : outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory" ? outcome.error.phase : "error",
-			...(outcome.ok ? {} : { detail: outcome.error.message.slice(0, 300) }),
+			// Cut by the audit log once secrets are redacted: a cut here could halve a key past recognition.
+			...(outcome.ok ? {} : { detail: outcome.error.message }),
 		});
 		return outcome as Result<RunOutcome>;
 	}
