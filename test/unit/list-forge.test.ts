@@ -63,6 +63,14 @@ describe("/forge parsing and completion", async () => {
 		expect(forgeCompletions("show words", ["word-count", "words"])).toBeNull();
 		expect(forgeCompletions("list wo", ["word-count"])).toBeNull();
 	});
+	it("keeps what follows the tool's name as typed, for a capability with spaces", async () => {
+		const { afterTool } = await import("../../src/pi/forge-command.ts");
+		expect(afterTool("grant t shell:ls  -l | wc")).toBe("shell:ls  -l | wc");
+		expect(afterTool("  grant   t read:/a b/")).toBe("read:/a b/");
+		expect(afterTool("revoke t")).toBe("");
+		expect(forgeCompletions("gra", [])?.map((i) => i.value).sort()).toEqual(["grant ", "grants "]);
+		expect(forgeCompletions("grant wo", ["word-count"])?.map((i) => i.value)).toEqual(["grant word-count"]);
+	});
 });
 
 describe("list_forge with an unknown name", async () => {
