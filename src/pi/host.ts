@@ -1,5 +1,6 @@
 // What pi lends a forged tool at run time: the ExtensionAPI as `pi`, and notifications through the UI when there is one.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { sanitizeForDisplay } from "../policy/display.ts";
 import type { RunHost } from "../runtime/runner.ts";
 
 export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined): RunHost {
@@ -8,7 +9,8 @@ export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined):
 		pi,
 		hasUI,
 		notify: (message, level = "info") => {
-			if (hasUI) ctx?.ui.notify(String(message), level);
+			// A tool's text reaches the terminal inert: its lines kept, escape sequences shown, never acted on.
+			if (hasUI) ctx?.ui.notify(String(message).split("\n").map(sanitizeForDisplay).join("\n"), level);
 		},
 		...(hasUI && ctx ? { select: (title: string, options: string[]) => ctx.ui.select(title, options) } : {}),
 	};
