@@ -10,6 +10,8 @@ export interface RunnableTool {
 	key?: string;
 	/** Content hash of the source: a runner may cache the loaded module under it. */
 	hash: string;
+	/** The version number, for a person (a permission dialog names it). */
+	version?: number;
 	/** Display name for locations, `forge-<name>.ts`. */
 	file: string;
 	/** Absolute path of the live file, used as the module's filename. */

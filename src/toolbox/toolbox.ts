@@ -522,7 +522,7 @@ export class Toolbox {
 		this.emit({ type: "executing", name: entry.name });
 		const started = performance.now();
 		const outcome = await this.runner.run({
-			tool: { name: entry.name, hash: entry.hash, file: tsFileOf(entry.name), path: this.store.tsPath(entry.name), code: compiled.value.code },
+			tool: { name: entry.name, hash: entry.hash, version: entry.version, file: tsFileOf(entry.name), path: this.store.tsPath(entry.name), code: compiled.value.code },
 			params: validated.value,
 			cwd: this.config.cwd,
 			timeoutMs: this.config.timeoutMs,

@@ -648,7 +648,7 @@ describe("asking a person (prompt policy with a UI)", () => {
 		expect(text(await box.toolbox.use("ask-once", {}, { host }))).toBe("allowed\n");
 		expect(text(await box.toolbox.use("ask-once", {}, { host }))).toBe("allowed\n");
 		const title = [
-			"Forged tool 'ask-once' wants to run a shell command:",
+			"Forged tool 'ask-once' (v1) wants to run a shell command:",
 			"  shell line: echo allowed",
 			"  program: /bin/sh -c <the line above>",
 			`  in: ${project}`,

@@ -64,6 +64,7 @@ describe("the dialog shows what runs", () => {
 		await forgeOk("run-echo", RUNNER);
 		const { host, titles } = ui("Always allow for this tool");
 		expect(text(await box.toolbox.use("run-echo", { file: "echo", args: ["hello world"] }, { host }))).toBe("hello world\n");
+		expect(titles[0]).toMatch(/^Forged tool 'run-echo' \(v1\) wants to run a command:\n/);
 		expect(titles[0]).toContain("  command: echo 'hello world'");
 		expect(titles[0]).toContain("  program: /usr/bin/echo");
 		expect(titles[0]).toContain(`  in: ${project}`);

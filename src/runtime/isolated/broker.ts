@@ -45,6 +45,8 @@ export interface BrokerCall {
 	children: Set<ChildProcess>;
 	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
 	alive(): boolean;
+	/** The tool's version number, when known (the dialog names it). */
+	version?: number;
 	/** Told the commands that would grant what was just refused (kept in pi's process for the call's error). */
 	refused?(grants: string[]): void;
 }
@@ -201,7 +203,7 @@ export class Broker {
 		const asked = this.prompts.then(async () => {
 			const resume = call.pause();
 			try {
-				const title = permissionTitle(capability, { tool: call.tool, redact: this.redact });
+				const title = permissionTitle(capability, { tool: call.tool, version: call.version, redact: this.redact });
 				const answer = await select(title, options);
 				return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
 			} finally {

@@ -69,6 +69,8 @@ export class IsolatedRunner implements Runner {
 	private nextId = 1;
 	private readonly inline = new InlineRunner();
 	private readonly broker: Broker;
+	/** The version number of each hash that ran, for the permission dialog. */
+	private readonly versions = new Map<string, number>();
 	private readonly projectDir: string;
 	private readonly tempDir: string;
 	private readonly limits: Limits;
@@ -129,6 +131,7 @@ export class IsolatedRunner implements Runner {
 	async run(request: RunRequest): Promise<Result<RunOutcome>> {
 		const { tool } = request;
 		if (await this.inlineGranted(tool.name, tool.hash)) return this.inline.run(request);
+		if (tool.version !== undefined) this.versions.set(tool.hash, tool.version);
 		const started = performance.now();
 		const key = tool.key ?? tool.name;
 		const outcome = await this.dispatch(tool.name, key, tool.hash, request.host, request.timeoutMs, (callId, host) =>
@@ -288,6 +291,7 @@ export class IsolatedRunner implements Runner {
 				const call = {
 					tool: entry?.tool ?? message.tool,
 					hash: entry?.hash ?? message.hash,
+					version: this.versions.get(entry?.hash ?? message.hash),
 					host: entry?.host,
 					pause: entry ? () => this.pause(entry) : () => () => undefined,
 					children: entry?.children ?? new Set<ChildProcess>(),
