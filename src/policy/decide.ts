@@ -108,12 +108,12 @@ export function refusalHint(tool: string, policy: PolicyContext["policy"], grant
 			: `'${tool}' must name files by absolute path; resolve a relative one against the project first.`;
 	}
 	const notABug = `This is a permission to grant, not a fault in the code of '${tool}': do not re-forge it for this.`;
-	const effect = `A grant holds for this version of '${tool}' from its next call, without a restart (it is kept in ${grantsFile}).`;
+	const effect = `Grants are kept per version of a tool, in ${grantsFile}.`;
 	if (policy === "strict") {
 		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;
 	}
 	if (decision?.verdict === "deny" && decision.reason === REASONS.rememberedDeny) {
 		return `${notABug} A person refused it for good; the command below turns that refusal into a grant. ${effect}`;
 	}
-	return `${notABug} To allow it, run the command below (with the user's consent) and call '${tool}' again; or keep '${tool}' inside the project and the OS temp dir. ${effect}`;
+	return `${notABug} To allow it, run the command below (with the user's consent), then call '${tool}' again; or keep '${tool}' inside the project and the OS temp dir. ${effect}`;
 }

@@ -166,7 +166,8 @@ describe("refusalHint", () => {
 		const hint = refusalHint("log-parser", "prompt", grantsFile);
 		expect(hint).toContain("a permission to grant, not a fault in the code of 'log-parser'");
 		expect(hint).toContain("run the command below");
-		expect(hint).toContain("from its next call, without a restart");
+		expect(hint).toContain("then call 'log-parser' again");
+		expect(hint).toContain("Grants are kept per version of a tool");
 		expect(hint).toContain(grantsFile);
 		expect(hint).not.toContain("projects[");
 		expect(hint.split("\n")).toHaveLength(1);
