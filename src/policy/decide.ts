@@ -36,6 +36,8 @@ export const REASONS = {
 	insideTemp: "inside the OS temp dir",
 	safeEnv: "a safe environment variable",
 	rememberedDeny: "remembered: always denied for this tool",
+	/** A person was asked just now and said no. */
+	deniedByUser: "denied by the user",
 	rememberedAllow: "remembered: always allowed for this tool",
 	permissive: "permissive policy grants everything",
 	strict: "strict policy never grants",
@@ -112,8 +114,11 @@ export function refusalHint(tool: string, policy: PolicyContext["policy"], grant
 	if (policy === "strict") {
 		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;
 	}
+	if (decision?.verdict === "deny" && decision.reason === REASONS.deniedByUser) {
+		return `The user was asked and refused to let '${tool}' do this: respect that, and do not look for another way to get it unless they ask you to. This is not a fault in the code of '${tool}'.`;
+	}
 	if (decision?.verdict === "deny" && decision.reason === REASONS.rememberedDeny) {
-		return `${notABug} A person refused it for good; the command below turns that refusal into a grant. ${effect}`;
+		return `${notABug} The user refused it for good: only with their say-so, the command below turns that refusal into a grant. ${effect}`;
 	}
 	return `${notABug} To allow it, run the command below (with the user's consent), then call '${tool}' again; or keep '${tool}' inside the project and the OS temp dir. ${effect}`;
 }

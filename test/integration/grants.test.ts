@@ -82,6 +82,9 @@ describe("the dialog shows what runs", () => {
 		const { host, titles } = ui("Deny");
 		const error = failure(await box.toolbox.use("run-echo", { file: "./bin/echo", args: [] }, { host }));
 		expect(error.phase).toBe("permission");
+		// What a person just refused is not offered back to the model as a command to run.
+		expect(error.details.grants).toBeUndefined();
+		expect(error.details.hint).toContain("The user was asked and refused");
 		expect(titles[0]).toContain(`  program: ${project}/bin/echo`);
 		// The same name on a PATH that puts the project first: a changed environment and another program.
 		const viaPath = failure(await box.toolbox.use("run-echo", { file: "echo", args: [], env: { PATH: `${project}/bin:/usr/bin:/bin` } }, { host }));

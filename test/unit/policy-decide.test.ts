@@ -184,7 +184,13 @@ describe("refusalHint", () => {
 		const decision = decide(exec("git"), context("prompt", { deny: ["exec:git"] }));
 		const hint = refusalHint("t", "prompt", grantsFile, decision);
 		expect(hint).toContain("refused it for good");
-		expect(hint).toContain("turns that refusal into a grant");
+		expect(hint).toContain("only with their say-so, the command below turns that refusal into a grant");
+	});
+
+	it("after a person said no just now, says to respect it and offers no way around it", () => {
+		const hint = refusalHint("t", "prompt", grantsFile, { verdict: "deny", reason: REASONS.deniedByUser });
+		expect(hint).toContain("The user was asked and refused");
+		expect(hint).not.toContain("command below");
 	});
 
 	it("offers no grant for writing the toolbox", () => {

@@ -170,7 +170,7 @@ export class Broker {
 			if (answer === "always") await settings.grants.remember(settings.projectDir, call.tool, this.grantKey(capability), "allow", call.hash).catch(() => undefined);
 			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
 			audited = answer === "once" ? "ask-allow-once" : answer === "always" ? "ask-allow-always" : answer === "deny" ? "ask-deny" : undefined;
-			decision = answer === "deny" ? { verdict: "deny", reason: "denied by the user" } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
+			decision = answer === "deny" ? { verdict: "deny", reason: REASONS.deniedByUser } : answer === undefined ? { verdict: "deny", reason: "no UI to ask" } : { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always") {
 			await settings.grants.remember(settings.projectDir, call.tool, "inline", "allow", call.hash).catch(() => undefined);
@@ -182,7 +182,8 @@ export class Broker {
 			return { phase: "permission", message: `'${call.tool}' needs pi's in-process API; it may now run inside pi's process.`, hint: "Call the tool again: from now on it runs inline, with the full ExtensionAPI." };
 		}
 		const hint = refusalHint(call.tool, settings.policy, settings.grants.file, decision);
-		if (!isFinalDenial(decision)) {
+		// What a person just refused is not offered back as a command to run.
+		if (!isFinalDenial(decision) && decision.reason !== REASONS.deniedByUser) {
 			const commands = grantCommands(call.tool, this.grantKey(capability));
 			call.refused?.([commands.cli, `in pi's TUI: ${commands.tui}`]);
 		}
