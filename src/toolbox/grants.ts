@@ -53,9 +53,17 @@ export async function listGrants(opened: OpenedToolbox, tool?: string): Promise<
 		const current = toolbox.get(name);
 		const holds = entry.hash === undefined || entry.hash === ANY_VERSION ? "every version" : current?.hash === entry.hash ? `v${current.version}, the current version` : "an earlier version (not the current one: it asks again)";
 		// Keys are shown inert: a shell line may hold terminal escapes.
-		return [`${shown(name)} (allow holds for ${holds}): allow ${entry.allow.map(shown).join(", ") || "—"}; deny ${entry.deny.map(shown).join(", ") || "—"}`];
+		const keys = (list: string[]) => list.map((key) => `${shown(key)}${matchesNothing(key)}`).join(", ") || "—";
+		return [`${shown(name)} (allow holds for ${holds}): allow ${keys(entry.allow)}; deny ${keys(entry.deny)}`];
 	});
 	return [`Grants file: ${grants.file}`, ...(lines.length ? lines : ["No remembered grants."]), `Capabilities: ${GRANT_FORMS}.`].join("\n");
+}
+
+/** A hand-written key no capability will ever have (a typo, a program by name only), said so where it is listed. */
+function matchesNothing(key: string): string {
+	const parsed = parseGrantKey(key);
+	if (!parsed.ok) return " (matches nothing: not a capability)";
+	return "lookup" in parsed ? ` (matches nothing: a program is kept by its path, e.g. exec:/usr/bin/${parsed.lookup})` : "";
 }
 
 function projectOf(opened: OpenedToolbox): string {

@@ -202,6 +202,13 @@ describe("agent-forge grants and /forge grants", () => {
 		expect(code).toBe(0);
 		expect(text).toContain("listed (allow holds for v1, the current version): allow shell:echo \\e[2J\\e]0;owned\\x07, exec:/usr/bin/echo; deny —");
 		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+		// Keys written by hand that no capability will ever have are said to match nothing.
+		const file = JSON.parse(readFileSync(box.grants.file, "utf8"));
+		file.projects[project].listed.allow.push("exec:git", "read:relative/path");
+		writeFileSync(box.grants.file, JSON.stringify(file));
+		const listed = (await cli("grants", "listed")).text;
+		expect(listed).toContain("exec:git (matches nothing: a program is kept by its path, e.g. exec:/usr/bin/git)");
+		expect(listed).toContain("read:relative/path (matches nothing: not a capability)");
 		await forgeOk("listed", `${RUNNER}\n// v2`);
 		expect((await cli("grants", "listed")).text).toContain("listed (allow holds for an earlier version (not the current one: it asks again))");
 	});
