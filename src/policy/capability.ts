@@ -1,6 +1,6 @@
 // What a forged tool may ask pi's process for: the capabilities, their grant keys, and the safe environment.
 import { createHash } from "node:crypto";
-import { sanitizeForDisplay } from "./display.ts";
+import { sanitizeForDisplay } from "./terminal-text.ts";
 
 export type Capability =
 	/** An absolute path, already resolved through symlinks (realpath) by the caller. */

@@ -1,7 +1,7 @@
 // The capability policy: whether a forged tool may have a capability now, may never have it, or must ask a person.
 import { isAbsolute, sep } from "node:path";
 import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey, digestKey } from "./capability.ts";
-import { shellQuote } from "./display.ts";
+import { shellQuote } from "./terminal-text.ts";
 import { isInside, sameLocation } from "./paths.ts";
 import { type ProtectedLocation, protectedTarget } from "./protected.ts";
 

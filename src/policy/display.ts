@@ -1,25 +1,7 @@
-// What a person is shown when a forged tool asks for a capability: the text made safe for a terminal (no escape
-// sequences, no control or direction-changing characters), bounded in length, and the whole of what would run.
-import type { Capability, EnvChange } from "./capability.ts";
-
-/** C0 and C1 controls, DEL, zero-width and direction-changing characters, line and paragraph separators. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\u001b": "\\e" };
-
-/** `text` with every unsafe character shown as an escape (`\e`, `\n`, `\x07`, `\u202e`): visible, and inert in a terminal. */
-export function sanitizeForDisplay(text: string): string {
-	return text.replace(UNSAFE, (c) => NAMED[c] ?? (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
-}
-
-/** At most `max` characters, saying how many were left out. */
-export function bounded(text: string, max: number): string {
-	return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters not shown)`;
-}
-
-/** `text` as one word for a POSIX shell: as it is when that is safe, else in single quotes. */
-export function shellQuote(text: string): string {
-	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
-}
+// What a person is shown when a forged tool asks for a capability: the whole of what would run, made safe for a
+// terminal and bounded in length (see terminal-text.ts).
+import { type Capability, type EnvChange, describeCapability } from "./capability.ts";
+import { bounded, sanitizeForDisplay } from "./terminal-text.ts";
 
 export const MAX_SHOWN = { command: 600, path: 300, value: 160, variables: 12, title: 4000 } as const;
 
@@ -37,8 +19,8 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 	const who = `Forged tool '${context.tool}'${context.version === undefined ? "" : ` (v${context.version})`}`;
 	const thisVersion = `this version of '${context.tool}'`;
 	if (capability.kind !== "exec") {
-		const what = capability.kind === "fs-read" ? `read ${show(capability.path, MAX_SHOWN.path)}` : capability.kind === "fs-write" ? `write ${show(capability.path, MAX_SHOWN.path)}` : capability.kind === "env" ? `see the environment variable ${show(capability.name, MAX_SHOWN.path)}` : "run inside pi's process with the full extension API (no isolation)";
-		return `${who} wants to ${what}.\n"Always" allows exactly this for ${thisVersion}.`;
+		const what = show(describeCapability(capability), MAX_SHOWN.path + 60);
+		return `${who} wants to ${what}${capability.kind === "inline" ? " (no isolation)" : ""}.\n"Always" allows exactly this for ${thisVersion}.`;
 	}
 	const lines = [`${who} wants to run ${capability.shell ? "a shell command" : "a command"}:`];
 	lines.push(`  ${capability.shell ? "shell line" : "command"}: ${show(capability.commandLine, MAX_SHOWN.command)}`);

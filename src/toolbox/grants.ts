@@ -4,7 +4,7 @@ import { realpathSync } from "node:fs";
 import { ANY_VERSION } from "../policy/grants-store.ts";
 import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
 import { safeEnvironment } from "../policy/capability.ts";
-import { sanitizeForDisplay as shown } from "../policy/display.ts";
+import { sanitizeForDisplay as shown } from "../policy/terminal-text.ts";
 import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import type { OpenedToolbox } from "./open-toolbox.ts";
 

@@ -1,7 +1,8 @@
 // What a person sees in a permission dialog: inert text (no terminal escapes), bounded, and all of what would run.
 import { describe, expect, it } from "vitest";
 import type { Capability } from "../../src/policy/capability.ts";
-import { MAX_SHOWN, bounded, permissionTitle, sanitizeForDisplay, shellQuote } from "../../src/policy/display.ts";
+import { MAX_SHOWN, permissionTitle } from "../../src/policy/display.ts";
+import { bounded, sanitizeForDisplay, shellQuote } from "../../src/policy/terminal-text.ts";
 
 /** Any character a terminal acts on rather than shows. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
