@@ -22,8 +22,8 @@ export interface ForgeRequest {
 	tests?: unknown;
 }
 
-/** Runs a candidate's tests against its compiled code, where real calls run. */
-export type TestRunner = (code: CompiledCode, meta: ToolMeta) => Promise<TestVerdict[]>;
+/** Runs a candidate's tests against its compiled code, where real calls run; none after `signal` aborts. */
+export type TestRunner = (code: CompiledCode, meta: ToolMeta, signal?: AbortSignal) => Promise<TestVerdict[]>;
 
 export interface PipelineDeps {
 	store: ToolboxStore;
@@ -34,6 +34,8 @@ export interface PipelineDeps {
 	/** Where the staged file is loaded: the runner's preflight, so top-level code runs where tools run. */
 	preflight: PreflightLoader;
 	runTests?: TestRunner;
+	/** The forge_tool call's: a cancelled forge runs no more tests. */
+	signal?: AbortSignal;
 	/** The live version's tests, kept when a re-forge gives none. */
 	previousTests?: ToolTest[];
 	now?: () => Date;
@@ -112,7 +114,7 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
  * The second half of every change of a tool's code (a forge, a roll-back): check the source, stage the pair outside
  * the live files, preflight-load it where tools run, and only then promote it.
  */
-export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests">): Promise<Result<Forged>> {
+export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal">): Promise<Result<Forged>> {
 	const tool = meta.name;
 	const file = tsFileOf(tool);
 	const withTool = (error: ForgeError) => fail(error.with({ tool }));
@@ -129,7 +131,7 @@ export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<P
 		// A runner that could not start says so on its own: the source would only invite a repair of code that is fine.
 		if (!shape.ok) return withTool(shape.error.phase === "runner" ? shape.error : shape.error.with({ source }));
 		if (meta.tests?.length && deps.runTests) {
-			const failure = testFailure(await deps.runTests(checked.value.cjs, meta), tool, source, file);
+			const failure = testFailure(await deps.runTests(checked.value.cjs, meta, deps.signal), tool, source, file);
 			if (failure) return withTool(failure.with({ source }));
 		}
 		const promoted = await deps.store.promote(staged);

@@ -78,7 +78,13 @@ export function parseTests(input: unknown): Result<ToolTest[]> {
 	return ok(tests);
 }
 
-export function judge(test: ToolTest, index: number, outcome: TestOutcome): TestVerdict {
+/**
+ * How a `matches` case came out, decided off pi's main thread (a model's regular expression may backtrack for ever):
+ * matched or not, out of time, or an error. Absent, the case is not passed.
+ */
+export type MatchOutcome = boolean | "timeout" | { error: string };
+
+export function judge(test: ToolTest, index: number, outcome: TestOutcome, matched?: MatchOutcome): TestVerdict {
 	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({ test, index, pass, expected, actual, ...(outcome.ok ? {} : { error: outcome.error }) });
 	if (test.expectError !== undefined) {
 		if (outcome.ok) return verdict(false, `an error containing ${quote(test.expectError)}`, `success: ${quote(outcome.text)}`);
@@ -87,7 +93,11 @@ export function judge(test: ToolTest, index: number, outcome: TestOutcome): Test
 	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${quote(errorText(outcome.error))}`);
 	const text = outcome.text;
 	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), quote(text));
-	if (test.matches !== undefined) return verdict(new RegExp(test.matches).test(text), describeExpectation(test), quote(text));
+	if (test.matches !== undefined) {
+		if (matched === "timeout") return verdict(false, describeExpectation(test), `${quote(text)}, but matching took too long (the expression backtracks catastrophically: avoid nested quantifiers such as (a+)+)`);
+		if (typeof matched === "object") return verdict(false, describeExpectation(test), `${quote(text)}, but the expression could not be run: ${matched.error}`);
+		return verdict(matched === true, describeExpectation(test), quote(text));
+	}
 	if (test.equals !== undefined) {
 		if (sameValue(test.equals, text)) return verdict(true, describeExpectation(test), quote(text));
 		if (typeof test.equals !== "string") return verdict(false, describeExpectation(test), quote(text));

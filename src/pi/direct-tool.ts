@@ -1,6 +1,7 @@
 // A forged tool as a first-class pi tool under its own name: same path as use_forge_tool, pi's schema as its parameters.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
+import { piSafeSchema } from "../schema/pi-schema.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
@@ -14,8 +15,9 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 		name,
 		label: `forged: ${name}`,
 		description: `${entry.description}\n(Forged tool '${name}', v${entry.version}.)`,
-		// The tool's own JSON Schema, as pi validates it: TypeBox's Unsafe wraps a schema it did not build.
-		parameters: Type.Unsafe<Record<string, unknown>>(entry.parameters),
+		// The tool's own JSON Schema, as pi validates it (TypeBox's Unsafe wraps a schema it did not build), without what
+		// could take pi's main thread unbounded time: the forge checks the full schema before the tool runs.
+		parameters: Type.Unsafe<Record<string, unknown>>(piSafeSchema(entry.parameters)),
 		execute: (_toolCallId, params, signal, _onUpdate, ctx) => runForgedTool(session, pi, name, params, signal, ctx),
 	});
 }

@@ -53,13 +53,13 @@ export function createForgeTool(session: ForgeSession) {
 		],
 		parameters: forgeToolSchema,
 		prepareArguments: (args) => parseJsonField(parseJsonField(args, "parametersSchema"), "tests"),
-		async execute(toolCallId, params, _signal, _onUpdate, ctx) {
+		async execute(toolCallId, params, signal, _onUpdate, ctx) {
 			// Calls of this tool in the same message wait for the outcome (settled once the new version is live).
 			let outcome: ForgeOutcome | undefined;
 			try {
 				session.ui.attach(ctx);
 				const toolbox = await session.toolboxFor(ctx);
-				const result = await toolbox.forge(params, session.takenNames());
+				const result = await toolbox.forge(params, session.takenNames(), { signal });
 				outcome = result.ok ? { ok: true, version: result.value.meta.version } : { ok: false, phase: result.error.phase };
 				if (!result.ok) throw toPiError(result.error, ctx.cwd);
 				const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;

@@ -1,7 +1,9 @@
-// Argument validation for forged tools: one compiled Ajv validator per tool version, cached.
-import type { ValidateFunction } from "ajv";
+// Argument validation for forged tools: one compiled Ajv validator per tool version, cached. A schema with a
+// regular expression or a `$ref` in it is validated off pi's main thread, within a bound (see bounded-checker.ts).
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { compileSchema } from "./ajv.ts";
+import type { BoundedChecker } from "../runtime/bounded-checker.ts";
+import { compileSchema, forAjv as forAjvSchema } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
 import type { JsonSchema } from "./parameters-schema.ts";
 
@@ -39,21 +41,66 @@ export function validateArguments(tool: string, hash: string, schema: JsonSchema
 		return fail(new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, { tool, schema, hint: `Re-forge '${tool}' with a valid parametersSchema.` }));
 	}
 	if (validate(copy)) return ok(copy);
+	return fail(invalidArguments(tool, schema, args, validate.errors ?? []));
+}
 
-	const notes = (validate.errors ?? []).map((e) => {
+/** Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can nest exponentially). */
+const UNBOUNDED_KEYWORDS = new Set(["pattern", "patternProperties", "propertyNames", "$ref", "$dynamicRef", "$recursiveRef"]);
+
+/** Whether validating against `schema` could run a model's regular expression or unfold references (checked on keys, iteratively). */
+export function needsBound(schema: unknown): boolean {
+	const stack: unknown[] = [schema];
+	while (stack.length > 0) {
+		const node = stack.pop();
+		if (typeof node !== "object" || node === null) continue;
+		if (Array.isArray(node)) {
+			stack.push(...node);
+			continue;
+		}
+		for (const [key, value] of Object.entries(node)) {
+			if (UNBOUNDED_KEYWORDS.has(key)) return true;
+			if (typeof value === "object" && value !== null) stack.push(value);
+		}
+	}
+	return false;
+}
+
+/**
+ * `validateArguments`, with the validation of a schema that `needsBound` run by `checker` within `timeoutMs`: a
+ * pattern that backtracks for ever fails the call (phase arguments) instead of hanging pi.
+ */
+export async function validateArgumentsWithin(tool: string, hash: string, schema: JsonSchema, args: unknown, checker: BoundedChecker, timeoutMs: number): Promise<Result<Record<string, unknown>>> {
+	if (!needsBound(schema)) return validateArguments(tool, hash, schema, args);
+	const given = args === undefined || args === null ? {} : args;
+	if (typeof given !== "object" || Array.isArray(given)) return validateArguments(tool, hash, schema, args);
+	const verdict = await checker.validate(forAjvSchema(schema), structuredClone(given), timeoutMs);
+	if (verdict === "timeout") {
+		return fail(new ForgeError("arguments", `Checking the arguments of '${tool}' against its parameters schema took longer than ${timeoutMs} ms, so the tool was not run.`, {
+			tool,
+			schema,
+			hint: `A pattern in the schema backtracks catastrophically (nested quantifiers such as (a+)+), or its $refs nest exponentially: re-forge '${tool}' with a simpler schema.`,
+		}));
+	}
+	if ("error" in verdict) {
+		return fail(new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${verdict.error}`, { tool, schema, hint: `Re-forge '${tool}' with a valid parametersSchema.` }));
+	}
+	if (verdict.valid) return ok(verdict.data as Record<string, unknown>);
+	return fail(invalidArguments(tool, schema, args, verdict.errors));
+}
+
+function invalidArguments(tool: string, schema: JsonSchema, args: unknown, errors: ErrorObject[]): ForgeError {
+	const notes = errors.map((e) => {
 		const pointer = e.keyword === "required" ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath;
 		const extra = e.keyword === "additionalProperties" ? ` ('${(e.params as { additionalProperty: string }).additionalProperty}')` : "";
 		return `${fieldPath("params", pointer)}: ${e.message}${extra}`;
 	});
-	return fail(
-		new ForgeError("arguments", `Invalid arguments for '${tool}':`, {
-			tool,
-			notes,
-			args,
-			schema,
-			hint: "Fix the arguments to match the parameters schema below and call again; the tool itself was not run.",
-		}),
-	);
+	return new ForgeError("arguments", `Invalid arguments for '${tool}':`, {
+		tool,
+		notes,
+		args,
+		schema,
+		hint: "Fix the arguments to match the parameters schema below and call again; the tool itself was not run.",
+	});
 }
 
 /** Forget a tool's validator (after a re-forge or removal). */

@@ -88,16 +88,17 @@ const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions"];
 
 /**
  * Names in `required` that `properties` does not declare: at the top level always, below it wherever an object schema
- * has `properties` (a bare `required` in an anyOf branch is a legitimate pattern). Names a `patternProperties` covers count as declared.
+ * has `properties` (a bare `required` in an anyOf branch is a legitimate pattern). With a `patternProperties`, every name
+ * counts as declared: telling which names its patterns cover would run a model's regular expressions in pi's main thread.
  */
 export function undeclaredRequired(schema: JsonSchema, at = "parametersSchema", top = true): UndeclaredRequired[] {
 	const found: UndeclaredRequired[] = [];
 	const properties = isObject(schema.properties) ? schema.properties : undefined;
 	if (Array.isArray(schema.required) && (top || properties)) {
 		const declared = Object.keys(properties ?? {});
-		const patterns = isObject(schema.patternProperties) ? Object.keys(schema.patternProperties).flatMap((p) => safeRegExp(p) ?? []) : [];
+		const patterned = isObject(schema.patternProperties) && Object.keys(schema.patternProperties).length > 0;
 		for (const name of schema.required) {
-			if (typeof name === "string" && !declared.includes(name) && !patterns.some((p) => p.test(name))) found.push({ at, name, declared });
+			if (typeof name === "string" && !declared.includes(name) && !patterned) found.push({ at, name, declared });
 		}
 	}
 	for (const key of SUBSCHEMA_MAPS) {
@@ -135,10 +136,3 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function safeRegExp(pattern: string): RegExp | undefined {
-	try {
-		return new RegExp(pattern, "u");
-	} catch {
-		return undefined;
-	}
-}

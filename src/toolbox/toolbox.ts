@@ -12,7 +12,8 @@ import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { normaliseResult, outputText, type ToolOutput, withConsole } from "../runtime/result.ts";
 import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
-import { forgetValidator, validateArguments } from "../schema/arguments.ts";
+import { forgetValidator, validateArgumentsWithin } from "../schema/arguments.ts";
+import { sharedChecker } from "../runtime/bounded-checker.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
 import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
@@ -265,14 +266,14 @@ export class Toolbox {
 		return run;
 	}
 
-	forge(request: ForgeRequest, takenNames: TakenNames): Promise<Result<Forged>> {
+	forge(request: ForgeRequest, takenNames: TakenNames, options: { signal?: AbortSignal } = {}): Promise<Result<Forged>> {
 		return this.change(async () => {
 			const name = typeof request.name === "string" ? request.name : undefined;
 			// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
 			if (name && this.get(name)) await this.takeIn(name);
 			const previous = name ? await this.previousVersion(name) : undefined;
 			const result = await this.guard(name, () =>
-				runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, previousTests: previous?.tests, preflight: this.runner.preflight, runTests: this.testRunner, now: this.now }),
+				runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, previousTests: previous?.tests, preflight: this.runner.preflight, runTests: this.testRunner, signal: options.signal, now: this.now }),
 			);
 			if (result.ok) await this.adopt(result.value, "forged");
 			return result;
@@ -454,17 +455,41 @@ export class Toolbox {
 	}
 
 	/** A candidate's tests, each in the runner real calls use, against its own copy (the live tool keeps running). */
-	private readonly testRunner: TestRunner = (code, meta) =>
-		this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta);
+	private readonly testRunner: TestRunner = (code, meta, signal) =>
+		this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta, signal);
 
-	private async runTestCases(tool: RunnableTool, meta: ToolMeta): Promise<TestVerdict[]> {
+	/** How long checking a model's regular expression or schema may take off pi's main thread. */
+	private get checkBoundMs(): number {
+		return Math.min(this.config.timeoutMs, CHECK_BOUND_MS);
+	}
+
+	/**
+	 * A forge holds the toolbox lock while its tests run, so their time is bounded: each case within PI_FORGE_TIMEOUT_MS
+	 * (a longer timeoutMs of its own is capped to it), all of them within twice that, none once `signal` aborts.
+	 */
+	private async runTestCases(tool: RunnableTool, meta: ToolMeta, signal?: AbortSignal): Promise<TestVerdict[]> {
 		const verdicts: TestVerdict[] = [];
+		const { timeoutMs } = this.config;
+		const budget = timeoutMs * TESTS_BUDGET_FACTOR;
+		const endsAt = Date.now() + budget;
 		for (const [index, test] of (meta.tests ?? []).entries()) {
-			const args = validateArguments(meta.name, meta.hash, meta.parameters, test.args);
+			const left = endsAt - Date.now();
+			const stop = signal?.aborted
+				? new ForgeError("aborted", "Not run: the forge was cancelled.")
+				: left <= 0
+					? new ForgeError("timeout", `Not run: the tests of one forge may take ${budget} ms in all (twice PI_FORGE_TIMEOUT_MS).`)
+					: undefined;
+			if (stop) {
+				verdicts.push(judge(test, index, { ok: false, error: stop }));
+				continue;
+			}
+			const args = await validateArgumentsWithin(meta.name, meta.hash, meta.parameters, test.args, sharedChecker(), this.checkBoundMs);
 			const outcome = args.ok
-				? await this.runner.run({ tool, params: args.value, cwd: this.config.cwd, timeoutMs: test.timeoutMs ?? this.config.timeoutMs, host: TEST_HOST })
+				? await this.runner.run({ tool, params: args.value, cwd: this.config.cwd, timeoutMs: Math.min(test.timeoutMs ?? timeoutMs, timeoutMs, left), signal, host: TEST_HOST })
 				: args;
-			verdicts.push(judge(test, index, outcome.ok ? { ok: true, text: outputText(withConsole(normaliseResult(outcome.value.value), outcome.value.console)) } : { ok: false, error: outcome.error }));
+			const judged = outcome.ok ? { ok: true as const, text: outputText(withConsole(normaliseResult(outcome.value.value), outcome.value.console)) } : { ok: false as const, error: outcome.error };
+			const matched = test.matches !== undefined && judged.ok ? await sharedChecker().matches(test.matches, judged.text, this.checkBoundMs) : undefined;
+			verdicts.push(judge(test, index, judged, matched));
 		}
 		this.runner.forget(tool.key ?? tool.name);
 		return verdicts;
@@ -513,7 +538,7 @@ export class Toolbox {
 		if (!entry) return fail(this.notFound(name));
 		if (entry.status === "broken") return fail(brokenToolError(entry, await this.store.readSource(entry.name)));
 
-		const validated = validateArguments(entry.name, entry.hash, entry.parameters, args);
+		const validated = await validateArgumentsWithin(entry.name, entry.hash, entry.parameters, args, sharedChecker(), this.checkBoundMs);
 		if (!validated.ok) return validated;
 
 		const compiled = await this.compiledTool(entry);
@@ -584,6 +609,11 @@ export class Toolbox {
 		await this.runner.dispose();
 	}
 }
+
+/** All of a forge's tests together may take this many times PI_FORGE_TIMEOUT_MS. */
+export const TESTS_BUDGET_FACTOR = 2;
+/** The most a model's regular expression or schema may take to check, off pi's main thread. */
+const CHECK_BOUND_MS = 2000;
 
 /** Tests run with no one to ask: a capability that needs a grant is refused, as without a UI. */
 const TEST_HOST: RunHost = { pi: {}, hasUI: false, notify: () => undefined };

@@ -305,3 +305,127 @@ describe("class 6: secrets are never stored raw", () => {
 		expect(statSync(box.audit.file).mode & 0o777).toBe(0o600);
 	});
 });
+
+/** The longest pi's event loop went without a turn while `work` ran (a 10 ms ticker). */
+async function withLag<T>(work: () => Promise<T>): Promise<{ value: T; lag: number; ms: number }> {
+	const started = performance.now();
+	let last = started;
+	let lag = 0;
+	const ticker = setInterval(() => {
+		const now = performance.now();
+		lag = Math.max(lag, now - last);
+		last = now;
+	}, 10);
+	try {
+		const value = await work();
+		return { value, lag, ms: performance.now() - started };
+	} finally {
+		clearInterval(ticker);
+	}
+}
+
+/** A schema whose `$ref`s double at every level: validating a wrong value visits 2^depth branches. */
+function exponentialSchema(depth: number): Record<string, unknown> {
+	const defs: Record<string, unknown> = { [`a${depth}`]: { type: "number" } };
+	for (let i = 0; i < depth; i++) defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+	return { type: "object", properties: { x: { $ref: "#/$defs/a0" } }, $defs: defs };
+}
+
+describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", () => {
+	let box: IsolatedBox;
+	beforeAll(async () => {
+		box = await open();
+	});
+	afterAll(async () => close(box));
+	afterEach(async () => canarySings(box));
+
+	/** The bound a check gets (min(PI_FORGE_TIMEOUT_MS, 2 s)), the worker's start and slack for a loaded machine. */
+	const CHECK_MS = TIMEOUT_MS + 1500;
+	const LAG_MS = 400;
+
+	it.each([
+		["a pattern that backtracks catastrophically", { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } }, { text: `${"a".repeat(40)}!` }],
+		["a patternProperties key that backtracks catastrophically", { type: "object", patternProperties: { "^(a|aa)+$": { type: "string" } }, additionalProperties: false }, { [`${"a".repeat(48)}!`]: "x" }],
+		["propertyNames with a catastrophic pattern", { type: "object", propertyNames: { pattern: "^(\\w+\\s?)*$" } }, { [`${"word ".repeat(12)}!`]: 1 }],
+		["$refs that double 30 times under anyOf", exponentialSchema(30), { x: "not a number" }],
+	])("%s fails the call (phase arguments) within the bound, and pi's event loop keeps turning", async (_label, schema, args) => {
+		await forgeOk(box, "redos", 'return "ran";', schema);
+		const { value, lag, ms } = await withLag(() => box.toolbox.use("redos", args, { host: noUI }));
+		const error = failure(value);
+		expect(error.phase).toBe("arguments");
+		expect(error.message).toBe(`Checking the arguments of 'redos' against its parameters schema took longer than ${TIMEOUT_MS} ms, so the tool was not run.`);
+		expect(ms).toBeLessThan(CHECK_MS);
+		expect(lag).toBeLessThan(LAG_MS);
+	});
+
+	it("arguments that fit a schema with a pattern are checked (and coerced) off the main thread and the tool runs", async () => {
+		await forgeOk(box, "patterned", "return `${params.code}:${params.n + 1}`;", { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]{3}$" }, n: { type: "number" } }, required: ["code", "n"] });
+		expect(text(await box.toolbox.use("patterned", { code: "ABC", n: "41" }, { host: noUI }))).toBe("ABC:42");
+		const error = failure(await box.toolbox.use("patterned", { code: "abc", n: 1 }, { host: noUI }));
+		expect(error.phase).toBe("arguments");
+		expect(error.details.notes).toEqual(['params.code: must match pattern "^[A-Z]{3}$"']);
+	});
+
+	it("a required name and a catastrophic patternProperties key do not hang the forge", async () => {
+		const schema = { type: "object", patternProperties: { "^(a+)+$": { type: "string" } }, required: [`${"a".repeat(40)}!`] };
+		const { value, lag } = await withLag(() => box.toolbox.forge(toolRequest("pattern-required", 'return "ok";', { parametersSchema: schema }), new Map()));
+		expect(value.ok).toBe(true);
+		expect(lag).toBeLessThan(LAG_MS);
+	});
+
+	it("a test whose matches backtracks catastrophically fails the forge (phase tests) within the bound", async () => {
+		const tests = [{ args: {}, matches: "^(a+)+$" }];
+		const { value, lag, ms } = await withLag(() => box.toolbox.forge(toolRequest("redos-test", 'return "a".repeat(40) + "!";', { parametersSchema: NO_PARAMS, tests }), new Map()));
+		const error = failure(value);
+		expect(error.phase).toBe("tests");
+		expect(error.details.notes?.[0]).toContain("but matching took too long (the expression backtracks catastrophically");
+		expect(ms).toBeLessThan(CHECK_MS + 1000);
+		expect(lag).toBeLessThan(LAG_MS);
+	});
+
+	it("a test's matches that fits still passes", async () => {
+		await forgeOk(box, "matching", 'return "order 42 shipped";');
+		const forged = await box.toolbox.forge(toolRequest("matching", 'return "order 42 shipped";', { parametersSchema: NO_PARAMS, tests: [{ args: {}, matches: "^order \\d+ shipped$" }] }), new Map());
+		expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
+	});
+
+	it("tests[].timeoutMs of 900 000 000 on a test that never settles is capped to PI_FORGE_TIMEOUT_MS", async () => {
+		const tests = [{ args: {}, expect: "never", timeoutMs: 900_000_000 }];
+		const { value, ms } = await withLag(() => box.toolbox.forge(toolRequest("never", "await new Promise(() => {});", { parametersSchema: NO_PARAMS, tests }), new Map()));
+		const error = failure(value);
+		expect(error.phase).toBe("tests");
+		expect(error.details.notes?.[0]).toContain(`did not finish within ${TIMEOUT_MS} ms`);
+		expect(ms).toBeLessThan(TIMEOUT_MS + 2000);
+	});
+
+	it("all of a forge's tests together stop at twice PI_FORGE_TIMEOUT_MS: the rest are not run", async () => {
+		const tests = [1, 2, 3, 4].map((n) => ({ name: `hang ${n}`, args: {}, expect: "never" }));
+		const { value, ms } = await withLag(() => box.toolbox.forge(toolRequest("never-four", "await new Promise(() => {});", { parametersSchema: NO_PARAMS, tests }), new Map()));
+		const error = failure(value);
+		expect(error.message).toBe("4 of 4 tests failed; nothing was changed.");
+		expect(error.details.notes?.slice(2).every((note) => note.includes(`Not run: the tests of one forge may take ${2 * TIMEOUT_MS} ms in all`))).toBe(true);
+		expect(ms).toBeLessThan(2 * TIMEOUT_MS + 2000);
+	});
+
+	it("a cancelled forge stops its never-settling test at once", async () => {
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 300);
+		const tests = [{ args: {}, expect: "never" }, { args: {}, expect: "never" }];
+		const { value, ms } = await withLag(() => box.toolbox.forge(toolRequest("cancelled", "await new Promise(() => {});", { parametersSchema: NO_PARAMS, tests }), new Map(), { signal: controller.signal }));
+		const error = failure(value);
+		expect(error.phase).toBe("tests");
+		expect(error.details.notes?.[1]).toContain("Not run: the forge was cancelled.");
+		expect(ms).toBeLessThan(TIMEOUT_MS);
+	});
+
+	it("while a forge's test hangs (the toolbox lock held), other tools run at once and pi's event loop keeps turning", async () => {
+		const forging = withLag(() => box.toolbox.forge(toolRequest("hold-lock", "await new Promise(() => {});", { parametersSchema: NO_PARAMS, tests: [{ args: {}, expect: "x" }] }), new Map()));
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const started = performance.now();
+		expect(text(await box.toolbox.use("canary", { text: "meanwhile" }, { host: noUI }))).toBe("canary:meanwhile");
+		expect(performance.now() - started).toBeLessThan(TIMEOUT_MS / 2);
+		const { value, lag } = await forging;
+		expect(failure(value).phase).toBe("tests");
+		expect(lag).toBeLessThan(LAG_MS);
+	});
+});

@@ -1,0 +1,124 @@
+// Runs what a model wrote as a regular expression (a test's `matches`, a schema's `pattern`) off pi's main thread, in
+// a worker thread with a deadline: catastrophic backtracking, or a schema whose `$ref`s validate in exponential time,
+// costs that worker (terminated, and started again for the next job), never pi's event loop.
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type { ErrorObject } from "ajv";
+
+export type MatchVerdict = boolean | "timeout" | { error: string };
+export type ValidationVerdict = { valid: true; data: unknown } | { valid: false; errors: ErrorObject[] } | "timeout" | { error: string };
+
+type Job = { kind: "matches"; pattern: string; text: string } | { kind: "validate"; schema: Record<string, unknown>; data: unknown };
+
+// CommonJS in the worker (eval): Ajv configured as src/schema/ajv.ts configures pi's own, validators cached by schema text.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const AjvModule = require(workerData.ajvPath);
+const Ajv = AjvModule.Ajv ?? AjvModule.default ?? AjvModule;
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true, validateSchema: true });
+const compiled = new Map();
+parentPort.on("message", ({ id, job }) => {
+	try {
+		if (job.kind === "matches") return parentPort.postMessage({ id, verdict: new RegExp(job.pattern).test(job.text) });
+		const key = JSON.stringify(job.schema);
+		let validate = compiled.get(key);
+		if (!validate) {
+			if (compiled.size >= 200) compiled.clear();
+			validate = ajv.compile(job.schema);
+			compiled.set(key, validate);
+		}
+		const data = job.data;
+		const valid = validate(data);
+		parentPort.postMessage({ id, verdict: valid ? { valid: true, data } : { valid: false, errors: JSON.parse(JSON.stringify(validate.errors ?? [])) } });
+	} catch (error) {
+		parentPort.postMessage({ id, verdict: { error: String(error && error.message || error) } });
+	}
+});
+`;
+
+export class BoundedChecker {
+	private worker: Worker | undefined;
+	private queue: Promise<unknown> = Promise.resolve();
+	private nextId = 1;
+
+	/** Whether `pattern` matches `text`, decided within `timeoutMs`. */
+	matches(pattern: string, text: string, timeoutMs: number): Promise<MatchVerdict> {
+		return this.run({ kind: "matches", pattern, text }, timeoutMs) as Promise<MatchVerdict>;
+	}
+
+	/** Validates (and coerces, as pi's own validation does) a copy of `data` against `schema`, within `timeoutMs`. */
+	validate(schema: Record<string, unknown>, data: unknown, timeoutMs: number): Promise<ValidationVerdict> {
+		return this.run({ kind: "validate", schema, data }, timeoutMs) as Promise<ValidationVerdict>;
+	}
+
+	/** One job at a time: a job's deadline counts its own work, not a queue in front of it. */
+	private run(job: Job, timeoutMs: number): Promise<unknown> {
+		const result = this.queue.then(() => this.runNow(job, timeoutMs));
+		this.queue = result.catch(() => undefined);
+		return result;
+	}
+
+	private runNow(job: Job, timeoutMs: number): Promise<unknown> {
+		const worker = this.ensureWorker();
+		const id = this.nextId++;
+		return new Promise((resolve) => {
+			const done = (verdict: unknown) => {
+				clearTimeout(timer);
+				worker.off("message", onMessage);
+				worker.off("error", onError);
+				worker.off("exit", onError);
+				resolve(verdict);
+			};
+			const onMessage = (message: { id: number; verdict: unknown }) => {
+				if (message.id === id) done(message.verdict);
+			};
+			const onError = () => {
+				this.forgetWorker(worker);
+				done({ error: "the checking worker stopped" });
+			};
+			const timer = setTimeout(() => {
+				this.forgetWorker(worker);
+				void worker.terminate();
+				done("timeout");
+			}, timeoutMs);
+			worker.on("message", onMessage);
+			worker.on("error", onError);
+			worker.on("exit", onError);
+			try {
+				worker.postMessage({ id, job });
+			} catch (error) {
+				done({ error: (error as Error).message });
+			}
+		});
+	}
+
+	private ensureWorker(): Worker {
+		if (this.worker) return this.worker;
+		const ajvPath = createRequire(import.meta.url).resolve("ajv");
+		const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath }, stdout: true, stderr: true });
+		worker.stdout.resume();
+		worker.stderr.resume();
+		// An idle checker never keeps pi from exiting.
+		worker.unref();
+		this.worker = worker;
+		return worker;
+	}
+
+	private forgetWorker(worker: Worker): void {
+		if (this.worker === worker) this.worker = undefined;
+	}
+
+	async dispose(): Promise<void> {
+		const worker = this.worker;
+		this.worker = undefined;
+		await worker?.terminate();
+	}
+}
+
+let shared: BoundedChecker | undefined;
+
+/** The process's checker (one worker for every toolbox in it). */
+export function sharedChecker(): BoundedChecker {
+	shared ??= new BoundedChecker();
+	return shared;
+}
