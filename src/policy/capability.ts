@@ -57,17 +57,17 @@ export function digestKey(key: string): string {
 	return `sha256:${createHash("sha256").update(key).digest("hex")}`;
 }
 
-/** For a person, after "The tool wants to …": "read /etc/hosts", "run `git status`". */
+/** For a person, after "The tool wants to …": "read /etc/hosts", "run `git status`"; inert in a terminal. */
 export function describeCapability(c: Capability): string {
 	switch (c.kind) {
 		case "fs-read":
-			return `read ${c.path}`;
+			return `read ${sanitizeForDisplay(c.path)}`;
 		case "fs-write":
-			return `write ${c.path}`;
+			return `write ${sanitizeForDisplay(c.path)}`;
 		case "exec":
 			return `run \`${oneLine(c.commandLine) || sanitizeForDisplay(c.program)}\``;
 		case "env":
-			return `see the environment variable ${c.name}`;
+			return `see the environment variable ${sanitizeForDisplay(c.name)}`;
 		case "inline":
 			return "run inside pi's process with the full extension API";
 	}

@@ -34,6 +34,13 @@ describe("describeCapability", () => {
 		expect(long).toContain("…");
 	});
 
+	it("shows terminal escapes in a path, a variable's name or a command instead of sending them", () => {
+		for (const capability of [{ kind: "fs-read", path: "/tmp/\u001b[2J" }, { kind: "fs-write", path: "/tmp/\u001b]0;x\u0007" }, { kind: "env", name: "A\u001bB" }, { kind: "exec", program: "sh", commandLine: "echo \u001b[31m" }] as Capability[]) {
+			expect(describeCapability(capability)).not.toMatch(/[\u0000-\u001f]/);
+			expect(describeCapability(capability)).toContain("\\e");
+		}
+	});
+
 	it("names the program when the command line is empty", () => {
 		expect(describeCapability({ kind: "exec", program: "make", commandLine: "" })).toBe("run `make`");
 	});
