@@ -65,6 +65,11 @@ export interface Runner {
 	run(request: RunRequest): Promise<Result<RunOutcome>>;
 	/** Loads a staged module where this runner runs code, and checks its shape. */
 	readonly preflight: PreflightLoader;
+	/**
+	 * The same load for a re-check of a file already on disk, where many come at once (a start after a `git pull`): it
+	 * may share a worker with other such loads. A runner without it re-checks with `preflight`.
+	 */
+	readonly preflightBatch?: PreflightLoader;
 	/** Drops anything cached for a tool (after a re-forge or removal). */
 	forget(name: string): void;
 	dispose(): Promise<void>;

@@ -3,7 +3,8 @@
 // ask of pi's process, stops a worker on request (a synchronous loop included), and watches its own memory.
 // A worker runs a tool's code, so whatever it posts is checked here before anything goes on to pi (see wire.ts).
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
-import { type BrokerRequest, type FromHost, type HostTool, type Limits, PREFLIGHT_WORKER, type ToHost, type WireError } from "./protocol.ts";
+import { PreflightPool } from "./preflight-pool.ts";
+import { type BrokerRequest, type FromHost, type HostTool, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type ToHost, type WireError } from "./protocol.ts";
 import { MAX_WIRE_CHARS, NotPlainData, plainData } from "./wire.ts";
 
 interface HostOptions {
@@ -51,6 +52,22 @@ interface Preflight {
 	limits: Limits;
 }
 let preflight: Preflight | undefined;
+/** Re-checks of files on disk: two workers that load module after module (a third core is rarely there to spare). */
+const batch = new PreflightPool({
+	size: 2,
+	spawn: (limits) => {
+		const worker = new Worker(options.preflightWorker, {
+			workerData: { typeboxPath: options.typeboxPath, roots: options.roots, limits, safeEnv: { ...process.env }, shared: true },
+			resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+			stdout: true,
+			stderr: true,
+		});
+		worker.stdout.resume();
+		worker.stderr.resume();
+		return worker;
+	},
+	verdict: (callId, json) => send({ type: "preflight-result", callId, json: json.length <= MAX_WIRE_CHARS ? json : JSON.stringify({ ok: false, error: { phase: "load", message: "The preflight's verdict could not be read." } }) }),
+});
 
 
 process.on("message", (message: ToHost) => {
@@ -70,6 +87,10 @@ process.on("message", (message: ToHost) => {
 			void stop(message.tool, { phase: "runtime", message: "Stopped: another call of this tool ran past its deadline or was cancelled." });
 			break;
 		case "preflight":
+			if (message.batch) {
+				batch.add({ ...message, timeoutMs: message.batch.timeoutMs });
+				break;
+			}
 			preflightWorker(message.limits).jobs.add(message.callId);
 			preflight!.worker.postMessage({ callId: message.callId, stagedPath: message.stagedPath, code: message.code, map: message.map, expectedName: message.expectedName, file: message.file });
 			break;
@@ -210,6 +231,11 @@ function failCalls(entry: ToolWorker, error: WireError): void {
 }
 
 async function stop(name: string, error: WireError): Promise<void> {
+	if (name === PREFLIGHT_BATCH) {
+		for (const failed of batch.failAll({ phase: "load", message: "The preflight load was stopped." })) send({ type: "preflight-result", ...failed });
+		send({ type: "stopped", tool: name });
+		return;
+	}
 	if (name === PREFLIGHT_WORKER) {
 		const current = preflight;
 		preflight = undefined;
@@ -289,6 +315,8 @@ setInterval(() => {
 		preflight.jobs.clear();
 		void preflight.worker.terminate();
 	}
+	const loadError: WireError = { phase: "memory", message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`, hint };
+	for (const failed of batch.failAll(loadError)) results.push({ type: "preflight-result", ...failed });
 	// One message: pi retires this host before anyone learns of the failures, so a call made in answer goes to a new host.
 	send({ type: "recycle", results });
 }, 100).unref();

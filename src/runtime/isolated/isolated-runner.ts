@@ -22,7 +22,7 @@ import { HostProcess } from "./host-process.ts";
 import { nodeVersionOf } from "./node-flags.ts";
 import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
 import { runnerStartError } from "./runner-problems.ts";
-import { type FromHost, type Limits, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
+import { type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
 import { readWirePreflight, readWireResult } from "./wire.ts";
 
 export interface IsolatedRunnerOptions {
@@ -111,9 +111,18 @@ export class IsolatedRunner implements Runner {
 		return this.options.grants.get(this.projectDir, tool, hash).allow.includes("inline");
 	}
 
-	readonly preflight: PreflightLoader = async (stagedPath, cjs, expectedName, file, map) => {
-		const outcome = await this.dispatch(PREFLIGHT_WORKER, PREFLIGHT_WORKER, "", undefined, this.options.config.timeoutMs, (callId, host) =>
-			host.send({ type: "preflight", callId, stagedPath, code: cjs, map, expectedName, file, limits: this.limits }),
+	readonly preflight: PreflightLoader = (...args) => this.preflightIn(false, ...args);
+
+	/** Re-checks of files on disk: the host's batch pool, which keeps each load's deadline itself. */
+	readonly preflightBatch: PreflightLoader = (...args) => this.preflightIn(true, ...args);
+
+	private async preflightIn(batch: boolean, ...[stagedPath, cjs, expectedName, file, map]: Parameters<PreflightLoader>): ReturnType<PreflightLoader> {
+		const { timeoutMs } = this.options.config;
+		// A batch load may wait behind others in the host: this deadline only covers a host that stopped answering.
+		const deadline = batch ? timeoutMs * 8 + 5_000 : timeoutMs;
+		const key = batch ? PREFLIGHT_BATCH : PREFLIGHT_WORKER;
+		const outcome = await this.dispatch(key, key, "", undefined, deadline, (callId, host) =>
+			host.send({ type: "preflight", callId, stagedPath, code: cjs, map, expectedName, file, limits: this.limits, ...(batch ? { batch: { timeoutMs } } : {}) }),
 		);
 		if (!outcome.ok) {
 			const hint = "Keep top-level code to the template; the logic runs inside execute.";
@@ -126,7 +135,7 @@ export class IsolatedRunner implements Runner {
 			return fail(error);
 		}
 		return ok(outcome.value as ModuleShape);
-	};
+	}
 
 	async run(request: RunRequest): Promise<Result<RunOutcome>> {
 		const { tool } = request;
@@ -134,6 +143,7 @@ export class IsolatedRunner implements Runner {
 		if (tool.version !== undefined) this.versions.set(tool.hash, tool.version);
 		const started = performance.now();
 		const key = tool.key ?? tool.name;
+		this.called.add(key);
 		const outcome = await this.dispatch(tool.name, key, tool.hash, request.host, request.timeoutMs, (callId, host) =>
 			host.send({ type: "call", callId, tool: { name: tool.name, key, hash: tool.hash, file: tool.file, path: tool.path, code: tool.code.code, map: tool.code.map }, params: request.params, context: { cwd: request.cwd, hasUI: request.host.hasUI }, limits: this.limits }),
 			request.signal,
@@ -374,8 +384,11 @@ export class IsolatedRunner implements Runner {
 
 	forget(name: string): void {
 		this.inline.forget(name);
-		if (this.host?.alive) this.host.send({ type: "stop", tool: name });
+		// Only a worker that was given a call can hold the tool (a re-check of 1,000 tools sends no 1,000 stops).
+		if (this.host?.alive && this.called.delete(name)) this.host.send({ type: "stop", tool: name });
 	}
+	/** Worker keys sent a call since they were last forgotten. */
+	private readonly called = new Set<string>();
 
 	async dispose(): Promise<void> {
 		for (const entry of [...this.pending.values()]) entry.finish(fail(new ForgeError("aborted", `'${entry.tool}' was stopped: pi is shutting down.`)));

@@ -42,6 +42,8 @@ export interface PreflightWorkerData {
 const data = workerData as PreflightWorkerData;
 const broker = new RefusingBroker();
 harden(data.limits);
+// A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
+const typebox: unknown = data.shared ? createRequire(import.meta.url)(data.typeboxPath) : undefined;
 installEnvironment(broker, data.safeEnv);
 const { fs, promises } = createFsFacade(broker, data.roots, process.cwd());
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };
@@ -51,13 +53,13 @@ const provide = (specifier: string) => {
 	return createRequire(import.meta.url)(data.typeboxPath);
 };
 
-// TypeBox is loaded before the snapshot, so that its module object is watched too.
-const unchanged = data.shared ? watchSharedState([...Object.values(modules), provide("typebox")]) : undefined;
+const unchanged = data.shared ? watchSharedState([...Object.values(modules), typebox]) : undefined;
+let served = 0;
 
 // The verdict goes back as JSON text: a module's metadata is the module's own object, never cloned into pi.
 parentPort!.on("message", (job: PreflightJob) => {
 	// Something a module left running changed the shared state since the last verdict: this job goes to a fresh worker.
-	if (unchanged && !unchanged()) {
+	if (unchanged && served++ > 0 && !unchanged()) {
 		parentPort!.postMessage({ type: "preflight-tainted", callId: job.callId });
 		return;
 	}

@@ -100,7 +100,8 @@ export type ToHost =
 	| { type: "call"; callId: number; tool: HostTool; params: Record<string, unknown>; context: CallContext; limits: Limits }
 	| { type: "cancel"; callId: number }
 	| { type: "stop"; tool: string }
-	| { type: "preflight"; callId: number; stagedPath: string; code: string; map?: string; expectedName: string; file: string; limits: Limits }
+	/** `batch`: a re-check of a file on disk, loaded by the host's batch pool within `timeoutMs` (preflight-pool.ts). */
+	| { type: "preflight"; callId: number; stagedPath: string; code: string; map?: string; expectedName: string; file: string; limits: Limits; batch?: { timeoutMs: number } }
 	| { type: "broker-reply"; requestId: number; reply: BrokerReply };
 
 // host → parent
@@ -153,3 +154,5 @@ export interface ToolWorkerData {
 
 /** The worker key of preflight loads (tools are keyed by name, which never has angle brackets). */
 export const PREFLIGHT_WORKER = "<preflight>";
+/** The key of the batch preflight pool: stopping it fails the loads it holds. */
+export const PREFLIGHT_BATCH = "<preflight-batch>";
