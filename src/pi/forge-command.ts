@@ -11,6 +11,7 @@ import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
 import type { ForgeSession } from "./forge-session.ts";
+import { currentListing } from "./list-forge.ts";
 
 export const FORGE_MESSAGE = "agent-forge";
 
@@ -29,13 +30,18 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "the toolbox as a table (best matches first with a query)",
 		takesTool: false,
 		// What confines the tools comes first: a person should not have to look for the absence of an OS sandbox.
-		run: async (args, { toolbox, runner }) => `${describeSandbox(await runner.sandbox())}\n\n${toolboxTable(toolbox.list(args.join(" ") || undefined, 500).tools, new Date())}`,
+		run: async (args, { toolbox, runner }) => {
+			const { listing, rechecking } = await currentListing(toolbox, args.join(" ") || undefined, 500);
+			const note = rechecking ? `\n${rechecking} tool(s) changed on disk are still being re-checked.` : "";
+			return `${describeSandbox(await runner.sandbox())}\n\n${toolboxTable(listing.tools, new Date())}${note}`;
+		},
 	},
 	show: {
 		usage: "/forge show <tool>",
 		summary: "metadata, health, history and source of one tool",
 		takesTool: true,
 		run: async ([name], { toolbox }) => {
+			await toolbox.fresh(name);
 			const view = toolbox.view(name);
 			if (!view) return unknownTool(name, toolbox.entries().map((e) => e.name));
 			return toolDetails(view, await toolbox.store.readSource(name), await toolbox.versions(name), new Date());

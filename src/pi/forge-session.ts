@@ -68,7 +68,9 @@ export class ForgeSession {
 			}
 			box.onEvent((event) => {
 				if (event.type === "forged") this.promise(box, event.name);
-				if (event.type === "forged" || event.type === "reloaded" || event.type === "removed" || event.type === "executed") this.refreshActive(box);
+				if (event.type === "forged" || event.type === "removed" || event.type === "executed") this.refreshActive(box);
+				// A bulk re-check takes in many tools in a row: the offer is worked out once for all of them.
+				if (event.type === "reloaded") this.refreshSoon(box);
 			});
 			this.refreshActive(box);
 			// Live reload starts in the background: a large toolbox must not slow pi's start.
@@ -94,6 +96,17 @@ export class ForgeSession {
 		}
 		return taken;
 	}
+
+	/** refreshActive once the current turn of the event loop is over (after a burst of re-checks). */
+	private refreshSoon(box: Toolbox): void {
+		if (this.refreshQueued) return;
+		this.refreshQueued = true;
+		setImmediate(() => {
+			this.refreshQueued = false;
+			if (this.current?.toolbox === box) this.refreshActive(box);
+		});
+	}
+	private refreshQueued = false;
 
 	/**
 	 * The bounded active set: tools forged in this run or the one before, pinned tools, and the most recently and

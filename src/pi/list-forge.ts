@@ -37,15 +37,27 @@ export function createListForge(session: ForgeSession) {
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
 			if (params.name?.trim()) return describeTool(toolbox, params.name.trim(), ctx.cwd);
-			const listing = toolbox.list(params.query, LIST_LIMIT);
-			const text = formatListing(listing, params.query, new Date());
+			const { listing, rechecking } = await currentListing(toolbox, params.query, LIST_LIMIT);
+			const text = formatListing(listing, params.query, new Date(), rechecking);
 			return { content: [{ type: "text", text }], details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) } };
 		},
 	});
 }
 
+/**
+ * The listing as the files are now: what changed on disk is taken in first (for a few seconds at most), and the tools
+ * shown are stamp-checked. `rechecking`: tools changed on disk whose re-check had not finished (0 when all are in).
+ */
+export async function currentListing(toolbox: Toolbox, query: string | undefined, limit: number): Promise<{ listing: ReturnType<Toolbox["list"]>; rechecking: number }> {
+	const settled = await toolbox.settle();
+	let listing = toolbox.list(query, limit);
+	if (await toolbox.refresh(listing.tools.map((t) => t.entry.name))) listing = toolbox.list(query, limit);
+	return { listing, rechecking: settled.done ? 0 : Math.max(1, settled.rechecking) };
+}
+
 /** One tool in full, redacted like everything the model reads; an unknown name is an error naming close matches. */
 async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
+	await toolbox.fresh(name);
 	const view = toolbox.view(name);
 	if (!view) throw toPiError(unknownToolError(name, toolbox), cwd);
 	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
@@ -80,7 +92,12 @@ export function unknownToolError(name: string, toolbox: Pick<Toolbox, "entries" 
 	});
 }
 
-export function formatListing(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date): string {
+export function formatListing(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date, rechecking = 0): string {
+	const body = listingBody(listing, query, now);
+	return rechecking > 0 ? `${body}\n(${rechecking} tool${rechecking === 1 ? "" : "s"} changed on disk still being re-checked: list again in a moment for their state.)` : body;
+}
+
+function listingBody(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date): string {
 	if (listing.total === 0) return "The toolbox is empty. Create a tool with forge_tool.";
 	const head = query?.trim()
 		? `${listing.matched} of ${listing.total} forged tools match "${query.trim()}"${listing.matched > listing.tools.length ? ` (best ${listing.tools.length} shown)` : ""}:`

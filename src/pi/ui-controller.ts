@@ -36,6 +36,8 @@ export class ForgeUi {
 		this.render();
 	}
 
+	private renderQueued = false;
+
 	private onEvent(event: ToolboxEvent): void {
 		const at = new Date();
 		switch (event.type) {
@@ -59,7 +61,15 @@ export class ForgeUi {
 			}
 			case "reloaded":
 				this.last = { kind: "reloaded", name: event.name, ok: event.entry?.status === "ok", at };
-				break;
+				// A bulk re-check reloads many tools in a row: drawn once after them.
+				if (!this.renderQueued) {
+					this.renderQueued = true;
+					setImmediate(() => {
+						this.renderQueued = false;
+						this.render();
+					});
+				}
+				return;
 			case "removed":
 				this.last = { kind: "removed", name: event.name, at };
 				break;

@@ -1,8 +1,8 @@
 // The toolbox on disk: listing and reading the per-tool files, the registry, and — under the toolbox lock — the
 // transactional changes of `transaction.ts`. The per-tool files are the truth; everything else is derived.
-import { mkdir, readFile, readdir, rm, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
 import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
@@ -22,6 +22,9 @@ export interface PromoteResult {
 	backedUp: boolean;
 	stamps: ToolStamps;
 }
+
+/** Files stamped between two turns of the event loop when a whole toolbox is listed. */
+const STAMP_SLICE = 256;
 
 /** Temporary files of interrupted writes: `write-file-atomic`'s `<file>.<n>` and ours. */
 const LEFTOVER = /^(forge-.+\.(ts|json)(\.bak)?\.\d+|forge-registry\.json\.\d+|\.forge-health\.json\.\d+)$/;
@@ -51,8 +54,11 @@ export class ToolboxStore {
 		return withToolboxLock(this.dir, fn, { ...this.lockOptions, target: "registry" });
 	}
 
-	/** Every tool with at least one of its two files, and their stamps. */
-	async listStamps(): Promise<Map<string, ToolStamps>> {
+	/**
+	 * Every tool with at least one of its two files, and their stamps. Synchronous stats (a fraction of the cost of
+	 * 20,000 promises at 10,000 tools) in slices, the event loop turning between them; `stop` ends the listing early.
+	 */
+	async listStamps(options: { stop?: () => boolean } = {}): Promise<Map<string, ToolStamps>> {
 		const tools = new Map<string, ToolStamps>();
 		let files: string[];
 		try {
@@ -61,17 +67,19 @@ export class ToolboxStore {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT") return tools;
 			throw error;
 		}
-		await Promise.all(
-			files.map(async (file) => {
-				const parsed = parseToolFileName(file);
-				if (!parsed) return;
-				const stamp = await stampOf(join(this.dir, file));
-				if (!stamp) return;
-				const stamps = tools.get(parsed.name) ?? {};
-				stamps[parsed.kind] = stamp;
-				tools.set(parsed.name, stamps);
-			}),
-		);
+		for (let i = 0; i < files.length; i++) {
+			if (i > 0 && i % STAMP_SLICE === 0) {
+				await new Promise((resolve) => setImmediate(resolve));
+				if (options.stop?.()) return tools;
+			}
+			const parsed = parseToolFileName(files[i]);
+			if (!parsed) continue;
+			const stamp = stampOfSync(join(this.dir, files[i]));
+			if (!stamp) continue;
+			const stamps = tools.get(parsed.name) ?? {};
+			stamps[parsed.kind] = stamp;
+			tools.set(parsed.name, stamps);
+		}
 		return tools;
 	}
 
@@ -99,11 +107,11 @@ export class ToolboxStore {
 	/** Derived and rebuilt when lost: atomic (rename) but not fsynced. */
 	async writeRegistry(text: string): Promise<void> {
 		await this.ensure();
-		await writeFileAtomic(join(this.dir, REGISTRY_FILE), text, { fsync: false });
+		await writeAtomic(join(this.dir, REGISTRY_FILE), text, false);
 	}
 
 	async writeMeta(name: string, text: string): Promise<void> {
-		await writeFileAtomic(this.jsonPath(name), text);
+		await writeAtomic(this.jsonPath(name), text, true);
 	}
 
 	stage(name: string, source: string, metaText: string): Promise<StagedTool> {
@@ -138,6 +146,38 @@ async function stampOf(path: string): Promise<FileStamp | undefined> {
 	try {
 		const info = await stat(path);
 		return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+let tempCount = 0;
+
+/**
+ * Replaces a file atomically: a temporary `<file>.<digits>` (removed at recovery if a crash leaves it) renamed over
+ * it, fsynced first when `durable`. No realpath of every folder on the way, as write-file-atomic does per write.
+ */
+async function writeAtomic(path: string, text: string, durable: boolean): Promise<void> {
+	const temp = `${path}.${process.pid}${String(++tempCount).padStart(6, "0")}`;
+	try {
+		const handle = await open(temp, "wx");
+		try {
+			await handle.writeFile(text);
+			if (durable) await handle.sync();
+		} finally {
+			await handle.close();
+		}
+		await rename(temp, path);
+	} catch (error) {
+		await rm(temp, { force: true });
+		throw error;
+	}
+}
+
+function stampOfSync(path: string): FileStamp | undefined {
+	try {
+		const info = statSync(path, { throwIfNoEntry: false });
+		return info?.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
 	} catch {
 		return undefined;
 	}

@@ -1,8 +1,10 @@
-// Derives a tool's registry entry from its files: trusts a pair the forge wrote, re-checks a hand edit, adopts a lone `forge-<name>.ts`.
+// Derives a tool's registry entry from its files: trusts a pair the forge wrote, re-checks a hand edit (unless the
+// compile cache shows this very source passed the checks), adopts a lone `forge-<name>.ts`.
 import { ForgeError } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
-import type { PreflightLoader } from "../forge/preflight.ts";
+import type { ModuleShape, PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
+import type { CompileCache } from "../store/compile-cache.ts";
 import { type RegistryEntry, type ToolStamps, entryFromMeta } from "../store/registry.ts";
 import { type ToolMeta, hashSource, jsonFileOf, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
@@ -14,10 +16,22 @@ export interface Derived {
 	compiled?: CompiledCode;
 	/** The metadata derived for a hand edit (written to `forge-<name>.json` unless `write: false`). */
 	metaText?: string;
+	/** What the preflight load found, when it ran (for the compile cache). */
+	shape?: ModuleShape;
 }
 
-/** With `write: false` (a read-only open) a hand edit's new metadata is derived but not written. */
-export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader, options: { write?: boolean } = {}): Promise<Derived> {
+export interface DeriveOptions {
+	/** `false` (a read-only open): a hand edit's new metadata is derived but not written. */
+	write?: boolean;
+	/** Sources it knows passed the checks, with their shape: such a hand edit needs no new check. */
+	cache?: CompileCache;
+	/** The files' stamps, taken just before (by a caller that compared them). */
+	stamps?: ToolStamps;
+}
+
+export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader, options: DeriveOptions = {}): Promise<Derived> {
+	// Stamped before reading: a change made while this runs leaves the entry stale, so it is checked again.
+	const stamps = options.stamps ?? (await store.stampsOf(name));
 	const [source, metaText] = await Promise.all([store.readSource(name), store.readMeta(name)]);
 	const parsed = metaText === undefined ? undefined : parseMeta(metaText, name);
 	const meta = parsed?.ok ? parsed.value : undefined;
@@ -27,17 +41,26 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 			tool: name,
 			hint: `Re-forge '${name}' with forge_tool to write its code again.`,
 		});
-		return { entry: brokenEntry(name, meta, await store.stampsOf(name), error) };
+		return { entry: brokenEntry(name, meta, stamps, error) };
 	}
 
 	const hash = hashSource(source);
-	if (meta && meta.hash === hash) return { entry: entryFromMeta(meta, await store.stampsOf(name)) };
+	if (meta && meta.hash === hash) return { entry: entryFromMeta(meta, stamps) };
 
 	// A hand edit, or a file without (valid) metadata: check it as the forge would, then record what it is now.
-	const verified = await verifyToolFile(name, store.tsPath(name), source, preflight);
-	if (!verified.ok) return { entry: brokenEntry(name, meta, await store.stampsOf(name), verified.error), source };
-
-	const { shape, transpiled } = verified.value;
+	const known = await options.cache?.getChecked(hash);
+	let shape: ModuleShape;
+	let compiled: CompiledCode;
+	let checked: ModuleShape | undefined;
+	if (known?.shape?.name === name) {
+		shape = known.shape;
+		compiled = known.code;
+	} else {
+		const verified = await verifyToolFile(name, store.tsPath(name), source, preflight);
+		if (!verified.ok) return { entry: brokenEntry(name, meta, stamps, verified.error), source };
+		shape = checked = verified.value.shape;
+		compiled = verified.value.transpiled.cjs;
+	}
 	const at = now.toISOString();
 	const next: ToolMeta = {
 		name,
@@ -52,8 +75,10 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
 	};
 	const nextText = serializeMeta(next);
-	if (options.write !== false) await store.writeMeta(name, nextText);
-	return { entry: entryFromMeta(next, await store.stampsOf(name)), source, compiled: transpiled.cjs, metaText: nextText };
+	if (options.write === false) return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
+	await store.writeMeta(name, nextText);
+	const json = (await store.stampsOf(name)).json;
+	return { entry: entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }), source, compiled, metaText: nextText, shape: checked };
 }
 
 function brokenEntry(name: string, meta: ToolMeta | undefined, stamps: ToolStamps, error: ForgeError): RegistryEntry {

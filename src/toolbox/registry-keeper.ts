@@ -17,6 +17,8 @@ export class RegistryKeeper {
 	private pendingSave = false;
 	private lastChange = 0;
 	private flushing = false;
+	/** Saves wait for this: a bulk re-check is saved once after it, not every second while it runs. */
+	private held: Promise<unknown> = Promise.resolve();
 
 	constructor(private readonly store: ToolboxStore) {}
 
@@ -58,6 +60,11 @@ export class RegistryKeeper {
 		await this.store.registryLocked(() => this.store.writeRegistry(serializeRegistry(this.registry)));
 	}
 
+	/** Holds saves until `until` settles (changes made meanwhile are saved then). */
+	holdSaves(until: Promise<unknown>): void {
+		this.held = until.catch(() => undefined);
+	}
+
 	private scheduleSave(): void {
 		this.pendingSave = true;
 		this.lastChange = Date.now();
@@ -68,6 +75,7 @@ export class RegistryKeeper {
 				while (!this.flushing && Date.now() - this.lastChange < SAVE_DELAY_MS && Date.now() - first < MAX_DELAY_MS) {
 					await new Promise((resolve) => setTimeout(resolve, SAVE_DELAY_MS));
 				}
+				await this.held;
 				this.pendingSave = false;
 				await this.store.registryLocked(() => this.mergeAndWrite()).catch(() => undefined);
 			}

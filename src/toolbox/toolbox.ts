@@ -12,11 +12,11 @@ import { loadTemplate } from "../forge/template.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { normaliseResult, outputText, type ToolOutput, withConsole } from "../runtime/result.ts";
 import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
-import { forgetValidator, validateArgumentsWithin } from "../schema/arguments.ts";
+import { forgetValidator, type validateArguments, validateArgumentsWithin } from "../schema/arguments.ts";
 import { sharedChecker } from "../runtime/bounded-checker.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { type HistoryEntry, ToolHistory } from "../store/history.ts";
-import { type Registry, type RegistryEntry, emptyRegistry, entryFromMeta, parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
+import { type Registry, type RegistryEntry, type ToolStamps, emptyRegistry, entryFromMeta, parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
 import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
@@ -24,6 +24,7 @@ import { deriveEntry } from "./derive.ts";
 import { ensureGitignore } from "./gitignore.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
 import { REPAIR_ATTEMPTS_BEFORE_ADVICE, backOffAdvice, brokenToolError, notFoundError } from "./messages.ts";
+import { RecheckQueue } from "./recheck.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
 import { ToolSearch } from "./search.ts";
 
@@ -72,6 +73,17 @@ interface CompiledTool {
 	code: CompiledCode;
 }
 
+/** Tools re-checked at once (their preflight loads share the runner's batch workers). */
+export const RECHECK_CONCURRENCY = 8;
+/** How long a listing waits for the re-checks of tools changed on disk before it answers with what is known. */
+export const SETTLE_BOUND_MS = 3_000;
+
+/** Whether what changed on disk is all taken in: `done` false means `rechecking` tools (or the comparison) are still pending. */
+export interface Settled {
+	done: boolean;
+	rechecking: number;
+}
+
 export class Toolbox {
 	readonly store: ToolboxStore;
 	readonly health: HealthStore;
@@ -89,6 +101,11 @@ export class Toolbox {
 	private readOnly = false;
 	/** In a read-only open, the metadata derived for hand edits, which is not written. */
 	private readonly unwrittenMeta = new Map<string, string>();
+	/** Re-checks of tools whose files changed on disk, several at once under one hold of the lock. */
+	private readonly rechecks: RecheckQueue<RegistryEntry | undefined>;
+	/** Tools to re-check even if their stamps look unchanged (their content was found to differ). */
+	private readonly forced = new Set<string>();
+	private closing = false;
 
 	constructor(
 		readonly config: ForgeConfig,
@@ -100,6 +117,16 @@ export class Toolbox {
 		this.history = new ToolHistory(config.toolboxDir, config.historyLimit);
 		this.registry = new RegistryKeeper(this.store);
 		this.compileCache = new CompileCache(config.toolboxDir);
+		this.rechecks = new RecheckQueue(
+			(work) =>
+				this.change(() => {
+					const done = work();
+					this.registry.holdSaves(done);
+					return done;
+				}),
+			(name) => this.takeIn(name),
+			RECHECK_CONCURRENCY,
+		);
 	}
 
 	private get search(): ToolSearch {
@@ -154,7 +181,10 @@ export class Toolbox {
 		});
 		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
-		if (background && report.rederived.length === 0 && !report.rebuilt) this.verification = this.change(() => this.verifyAgainstDisk());
+		if (background && report.rederived.length === 0 && !report.rebuilt) {
+			this.verification = this.compareWithDisk();
+			this.verification.catch(() => undefined);
+		}
 		return report;
 	}
 
@@ -174,34 +204,44 @@ export class Toolbox {
 		return report;
 	}
 
-	/** Resolves when the comparison of the files with the registry that followed a quick open is done. */
+	/** Resolves when the comparison of the files with the registry that followed a quick open is done, re-checks included. */
 	verified(): Promise<unknown> {
 		return this.verification;
 	}
 	private verification: Promise<unknown> = Promise.resolve();
+	/** Whether the comparison that followed a quick open has read every tool's stamps. */
+	private compared = true;
 
 	/** Re-derives, in `registry`, every tool whose files differ from it (all of them when `all`); returns their names. */
 	private async rederiveStale(registry: Registry, all: boolean): Promise<string[]> {
 		const onDisk = await this.store.listStamps();
 		const stale = all ? [...onDisk.keys()].sort() : staleNames(registry, onDisk);
-		for (const name of stale) {
-			if (!onDisk.has(name)) delete registry.tools[name];
-			else registry.tools[name] = await this.derive(name);
-		}
+		const queue = [...stale];
+		const worker = async () => {
+			for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+				if (!onDisk.has(name)) delete registry.tools[name];
+				else registry.tools[name] = await this.derive(name);
+			}
+		};
+		await Promise.all(Array.from({ length: RECHECK_CONCURRENCY }, worker));
 		return stale;
 	}
 
-	/** After a quick open: what changed on disk while pi was closed (a hand edit, another process) is taken in now. */
-	private async verifyAgainstDisk(): Promise<void> {
-		const onDisk = await this.store.listStamps();
-		const current: Registry = { format: 1, tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])) };
-		for (const name of staleNames(current, onDisk)) {
-			const entry = onDisk.has(name) ? await this.derive(name) : undefined;
-			if (entry) this.registry.set(entry);
-			else this.registry.delete(name);
-			this.forgetCaches(name);
-			this.indexed(name, entry);
-			this.emit({ type: "reloaded", name, entry });
+	/**
+	 * After a quick open: every tool whose files changed while pi was closed (a hand edit, a `git pull`, another
+	 * process) is re-checked now, several at once; a call of one of them waits for its own re-check, not for the rest.
+	 */
+	private async compareWithDisk(): Promise<void> {
+		this.compared = false;
+		try {
+			const onDisk = await this.store.listStamps({ stop: () => this.closing });
+			if (this.closing) return;
+			const current: Registry = { format: 1, tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])) };
+			const stale = staleNames(current, onDisk);
+			this.compared = true;
+			await Promise.all(stale.map((name) => this.rechecks.request(name).catch(() => undefined)));
+		} finally {
+			this.compared = true;
 		}
 	}
 
@@ -209,17 +249,19 @@ export class Toolbox {
 	 * A tool's entry from its files (with the lock held); keeps the compiled code when the check compiled it, and
 	 * makes sure the version on disk is in the history (a hand edit, or a change finished after an interruption).
 	 */
-	private async derive(name: string): Promise<RegistryEntry> {
-		const derived = await deriveEntry(name, this.store, this.now(), this.runner.preflight, { write: !this.readOnly });
+	private async derive(name: string, stamps?: ToolStamps): Promise<RegistryEntry> {
+		const preflight = this.runner.preflightBatch ?? this.runner.preflight;
+		const derived = await deriveEntry(name, this.store, this.now(), preflight, { write: !this.readOnly, cache: this.compileCache, stamps });
 		if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
 		if (this.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
-		if (derived.entry.status === "ok" && !this.readOnly) await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered");
+		if (!this.readOnly && derived.shape && derived.compiled) await this.compileCache.put(derived.entry.hash, derived.compiled, derived.shape);
+		if (derived.entry.status === "ok" && !this.readOnly) await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered", derived.source, derived.metaText);
 		return derived.entry;
 	}
 
 	/** Records the live version of a tool unless the history already ends with it. */
-	private async recordIfMissing(name: string, event: "edited" | "recovered"): Promise<void> {
-		const [source, metaText] = await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
+	private async recordIfMissing(name: string, event: "edited" | "recovered", knownSource?: string, knownMeta?: string): Promise<void> {
+		const [source, metaText] = knownSource !== undefined && knownMeta !== undefined ? [knownSource, knownMeta] : await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
 		if (source === undefined || metaText === undefined) return;
 		const meta = parseMeta(metaText, name);
 		if (!meta.ok) return;
@@ -349,14 +391,71 @@ export class Toolbox {
 
 	/** Re-reads one tool's files after they changed on disk (a hand edit, another process); ignores our own writes. */
 	reload(name: string): Promise<RegistryEntry | undefined> {
-		return this.change(() => this.takeIn(name));
+		if (this.readOnly) return Promise.reject(new Error("This toolbox was opened read-only: it cannot be changed."));
+		return this.rechecks.request(name);
+	}
+
+	/** A change to a tool's files seen by the watcher: re-checked after `quietMs` without another, or when someone asks. */
+	noticed(name: string, quietMs: number): void {
+		if (!this.readOnly && !this.closing) this.rechecks.notice(name, quietMs);
+	}
+
+	/** Compares every tool with its files again (after a change the watcher could not name). */
+	rescan(): void {
+		if (this.readOnly || this.closing) return;
+		this.verification = this.compareWithDisk();
+		this.verification.catch(() => undefined);
+	}
+
+	/**
+	 * The entry of `name` as its files are now: a stamp check (size and modification time of its two files against
+	 * what was checked), and when they differ, or a re-check of them is under way, the re-check's outcome.
+	 */
+	async fresh(name: string): Promise<RegistryEntry | undefined> {
+		if (this.readOnly || this.closing) return this.get(name);
+		// A file rewritten again and again is followed a few times, then taken as last checked.
+		for (let round = 0; round < 3; round++) {
+			const pending = this.rechecks.pending(name);
+			if (pending) {
+				this.rechecks.prioritize(name);
+				await pending.catch(() => undefined);
+				continue;
+			}
+			const stamps = await this.store.stampsOf(name);
+			const entry = this.get(name);
+			if (entry ? sameStamps(entry.stamps, stamps) : !stamps.ts && !stamps.json) return entry;
+			await this.rechecks.request(name, { first: true }).catch(() => undefined);
+		}
+		return this.get(name);
+	}
+
+	/** Stamp-checks `names` (the tools about to be shown); true when one of them changed. */
+	async refresh(names: readonly string[]): Promise<boolean> {
+		const before = names.map((name) => this.get(name));
+		const after = await Promise.all(names.map((name) => this.fresh(name)));
+		return after.some((entry, i) => entry !== before[i]);
+	}
+
+	/**
+	 * Waits until what is known to have changed on disk is taken in — the comparison after a quick open, the re-checks
+	 * it queued, the changes the watcher noticed (started now) — for at most `boundMs`.
+	 */
+	async settle(boundMs = SETTLE_BOUND_MS): Promise<Settled> {
+		if (this.readOnly) return { done: true, rechecking: 0 };
+		this.rechecks.hurry();
+		let timer: NodeJS.Timeout | undefined;
+		const taken = this.verification.then(() => this.rechecks.idle());
+		await (Number.isFinite(boundMs) ? Promise.race([taken, new Promise((resolve) => (timer = setTimeout(resolve, boundMs)))]) : taken);
+		clearTimeout(timer);
+		const rechecking = this.rechecks.size;
+		return { done: this.compared && rechecking === 0, rechecking };
 	}
 
 	/** The files of one tool as they are now, if they changed since the registry recorded them. Call inside `change`. */
 	private async takeIn(name: string): Promise<RegistryEntry | undefined> {
 		const stamps = await this.store.stampsOf(name);
 		const current = this.get(name);
-		if (current && sameStamps(current.stamps, stamps)) return current;
+		if (current && sameStamps(current.stamps, stamps) && !this.forced.delete(name)) return current;
 		if (!stamps.ts && !stamps.json) {
 			if (!current) return undefined;
 			this.registry.delete(name);
@@ -365,7 +464,7 @@ export class Toolbox {
 			this.emit({ type: "reloaded", name });
 			return undefined;
 		}
-		const entry = await this.derive(name);
+		const entry = await this.derive(name, stamps);
 		if (entry.hash !== current?.hash) this.health.reset(name);
 		this.registry.set(entry);
 		this.runner.forget(name);
@@ -507,12 +606,13 @@ export class Toolbox {
 
 	/** Runs a live tool's tests on demand (`/forge test`, `agent-forge test`). */
 	async runTests(name: string): Promise<Result<TestVerdict[]>> {
-		const entry = this.get(name);
+		const entry = await this.fresh(name);
 		if (!entry) return fail(this.notFound(name));
 		const metaText = await this.readMeta(name);
 		const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
 		if (!meta?.ok) return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
 		const compiled = await this.compiledTool(entry);
+		if (compiled === "changed") return fail(changedOnDisk(name, await this.store.readSource(name)));
 		if (!compiled.ok) return compiled;
 		const verdicts = await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value);
 		if (!this.readOnly && verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash) await this.markVerified(name, entry.hash);
@@ -534,15 +634,24 @@ export class Toolbox {
 
 	/** Runs a forged tool: resolve, validate the arguments, run it in the runner, normalise what it returned. */
 	async use(name: unknown, args: unknown, options: UseOptions): Promise<Result<UseSuccess>> {
-		const entry = typeof name === "string" ? this.get(name) : undefined;
-		if (!entry) return fail(this.notFound(name));
-		if (entry.status === "broken") return fail(brokenToolError(entry, await this.store.readSource(entry.name)));
-
-		const validated = await validateArgumentsWithin(entry.name, entry.hash, entry.parameters, args, sharedChecker(), this.checkBoundMs);
-		if (!validated.ok) return validated;
-
-		const compiled = await this.compiledTool(entry);
+		// What runs is what is on disk now: a tool changed since it was checked is re-checked first.
+		let entry = typeof name === "string" ? await this.fresh(name) : undefined;
+		let compiled: Result<CompiledTool> | "changed" = "changed";
+		let validated: ReturnType<typeof validateArguments> | undefined;
+		for (let attempt = 0; compiled === "changed"; attempt++) {
+			if (!entry) return fail(this.notFound(name));
+			if (entry.status === "broken") return fail(brokenToolError(entry, await this.store.readSource(entry.name)));
+			validated = await validateArgumentsWithin(entry.name, entry.hash, entry.parameters, args, sharedChecker(), this.checkBoundMs);
+			if (!validated.ok) return validated;
+			compiled = await this.compiledTool(entry);
+			if (compiled !== "changed") break;
+			if (attempt === 2 || this.readOnly) return fail(changedOnDisk(entry.name, await this.store.readSource(entry.name)));
+			// Same stamps, other content (a file restored with its old size and time): re-checked all the same.
+			this.forced.add(entry.name);
+			entry = await this.rechecks.request(entry.name, { first: true }).catch(() => this.get(entry!.name));
+		}
 		if (!compiled.ok) return compiled;
+		if (!entry || !validated?.ok) return fail(this.notFound(name));
 
 		this.emit({ type: "executing", name: entry.name });
 		const started = performance.now();
@@ -567,8 +676,8 @@ export class Toolbox {
 		return ok({ ...output, durationMs, version: entry.version });
 	}
 
-	/** The compiled code of a tool: from memory, the disk cache, else compiled now (and checked again). */
-	private async compiledTool(entry: RegistryEntry): Promise<Result<CompiledTool>> {
+	/** The compiled code of a tool: from memory, the disk cache, else compiled now (and checked again); "changed" when the file is not the one checked. */
+	private async compiledTool(entry: RegistryEntry): Promise<Result<CompiledTool> | "changed"> {
 		const cached = this.compiled.get(entry.name);
 		if (cached?.hash === entry.hash) return ok(cached);
 		const [source, fromDisk] = await Promise.all([this.store.readSource(entry.name), this.compileCache.get(entry.hash)]);
@@ -577,13 +686,7 @@ export class Toolbox {
 			this.compiled.set(entry.name, compiled);
 			return ok(compiled);
 		}
-		if (source === undefined || hashSource(source) !== entry.hash) {
-			return fail(new ForgeError("load", `${tsFileOf(entry.name)} changed on disk since it was checked.`, {
-				tool: entry.name,
-				source,
-				hint: "It is re-checked in a moment (or at the next start); re-forge it now with forge_tool to be sure.",
-			}));
-		}
+		if (source === undefined || hashSource(source) !== entry.hash) return "changed";
 		const checked = await checkSource(source, tsFileOf(entry.name));
 		if (!checked.ok) return fail(checked.error.with({ tool: entry.name }));
 		const compiled = { hash: entry.hash, source, code: checked.value.cjs };
@@ -604,10 +707,22 @@ export class Toolbox {
 		await this.health.flush();
 	}
 
+	/** Re-checks not started yet are dropped (the next start finds those tools changed and re-checks them). */
 	async close(): Promise<void> {
+		this.closing = true;
+		await this.rechecks.cancel();
 		await this.flush();
 		await this.runner.dispose();
 	}
+}
+
+/** A file that kept changing while it was being checked and run. */
+function changedOnDisk(name: string, source: string | undefined): ForgeError {
+	return new ForgeError("load", `${tsFileOf(name)} kept changing on disk while it was being checked.`, {
+		tool: name,
+		source,
+		hint: "Call it again once the file is saved; to be sure of what runs, re-forge it with forge_tool.",
+	});
 }
 
 /** All of a forge's tests together may take this many times PI_FORGE_TIMEOUT_MS. */

@@ -1,7 +1,8 @@
-// Live reload: watches the toolbox folder (chokidar) and re-reads a tool whose files changed — a hand edit, another
-// pi process's forge. Bursts are debounced per tool; the forge's own writes are recognised by their stamps and ignored.
-import { watch, type FSWatcher } from "chokidar";
-import { basename } from "node:path";
+// Live reload: watches the toolbox folder (the OS's own notifications through fs.watch: no scan at start, whatever the
+// number of tools) and has a tool whose files changed re-checked — a hand edit, another pi process's forge. Bursts are
+// debounced per tool; the forge's own writes are recognised by their stamps and ignored. Calls and listings do not
+// wait for it: they stamp-check what they touch (Toolbox.fresh, Toolbox.settle).
+import { type FSWatcher, watch } from "node:fs";
 import { parseToolFileName } from "../store/tool-files.ts";
 import type { Toolbox } from "./toolbox.ts";
 
@@ -9,52 +10,27 @@ export const RELOAD_DEBOUNCE_MS = 150;
 
 export class ToolboxWatcher {
 	private watcher: FSWatcher | undefined;
-	private readonly timers = new Map<string, NodeJS.Timeout>();
-	private readonly inFlight = new Set<Promise<unknown>>();
 
 	constructor(private readonly toolbox: Toolbox, private readonly debounceMs = RELOAD_DEBOUNCE_MS) {}
 
-	/** Resolves once the watcher is ready (changes made after this are seen). */
-	start(): Promise<void> {
-		const dir = this.toolbox.config.toolboxDir;
-		this.watcher = watch(dir, {
-			depth: 0,
-			ignoreInitial: true,
-			ignored: (path: string) => path !== dir && parseToolFileName(basename(path)) === undefined,
+	/** Resolves once the watcher is watching (changes made after this are seen). */
+	async start(): Promise<void> {
+		this.watcher = watch(this.toolbox.config.toolboxDir, { persistent: false }, (_event, file) => {
+			// Some platforms do not name the file: every tool is compared with its files then.
+			if (!file) return this.toolbox.rescan();
+			const parsed = parseToolFileName(file.toString());
+			if (parsed) this.toolbox.noticed(parsed.name, this.debounceMs);
 		});
-		for (const event of ["add", "change", "unlink"] as const) {
-			this.watcher.on(event, (path: string) => this.schedule(path));
-		}
 		this.watcher.on("error", () => undefined);
-		return new Promise((resolve) => this.watcher!.once("ready", () => resolve()));
 	}
 
-	private schedule(path: string): void {
-		const parsed = parseToolFileName(basename(path));
-		if (!parsed) return;
-		clearTimeout(this.timers.get(parsed.name));
-		this.timers.set(
-			parsed.name,
-			setTimeout(() => {
-				this.timers.delete(parsed.name);
-				const reload = this.toolbox.reload(parsed.name).catch(() => undefined);
-				this.inFlight.add(reload);
-				void reload.finally(() => this.inFlight.delete(reload));
-			}, this.debounceMs),
-		);
-	}
-
-	/** Waits for scheduled and running reloads (tests, shutdown). */
+	/** Waits for noticed and running re-checks (tests, shutdown). */
 	async settle(): Promise<void> {
-		while (this.timers.size > 0 || this.inFlight.size > 0) {
-			await Promise.all([...this.inFlight, new Promise((resolve) => setTimeout(resolve, this.debounceMs / 2))]);
-		}
+		await this.toolbox.settle(Number.POSITIVE_INFINITY);
 	}
 
 	async stop(): Promise<void> {
-		for (const timer of this.timers.values()) clearTimeout(timer);
-		this.timers.clear();
-		await this.watcher?.close();
-		await Promise.all(this.inFlight);
+		this.watcher?.close();
+		this.watcher = undefined;
 	}
 }
