@@ -14,6 +14,8 @@ const RULES_VERSION = 2;
 const SALT = `r${RULES_VERSION}-esbuild${esbuildVersion}`;
 
 export class CompileCache {
+	private made = false;
+
 	constructor(private readonly toolboxDir: string) {}
 
 	private pathOf(hash: string): string {
@@ -41,12 +43,16 @@ export class CompileCache {
 	async put(hash: string, compiled: CompiledCode, shape?: ModuleShape): Promise<void> {
 		try {
 			const path = this.pathOf(hash);
-			await mkdir(join(this.toolboxDir, CACHE_DIR), { recursive: true });
+			if (!this.made) {
+				await mkdir(join(this.toolboxDir, CACHE_DIR), { recursive: true });
+				this.made = true;
+			}
 			const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
 			await writeFile(temp, JSON.stringify({ code: compiled.code, map: compiled.map, ...(shape ? { shape } : {}) }));
 			await rename(temp, path);
 		} catch {
-			// ignored
+			// Ignored; the folder is made again next time, should it have gone.
+			this.made = false;
 		}
 	}
 }

@@ -30,20 +30,34 @@ const INDEX = "index.jsonl";
 const contentHash = (text: string) => createHash("sha256").update(text).digest("hex");
 
 export class ToolHistory {
+	/** Folders made by this process (a re-check of 1,000 tools makes each once, not per record). */
+	private readonly made = new Set<string>();
+
 	constructor(private readonly toolboxDir: string, private readonly limit: number) {}
 
 	private dirOf(name: string): string {
 		return join(this.toolboxDir, HISTORY_DIR, name);
 	}
 
-	/** Records a version (its files are written once; an identical version costs only the index line). */
-	async record(name: string, event: HistoryEvent, version: number, source: string, metaText: string, at: Date, from?: number): Promise<void> {
+	/**
+	 * Records a version (its files are written once; an identical version costs only the index line). `known`: the
+	 * entries the caller has just read, so the index need not be read again to know whether to prune.
+	 */
+	async record(name: string, event: HistoryEvent, version: number, source: string, metaText: string, at: Date, from?: number, known?: HistoryEntry[]): Promise<void> {
 		const dir = this.dirOf(name);
-		await mkdir(dir, { recursive: true });
+		if (!this.made.has(dir)) {
+			await mkdir(dir, { recursive: true });
+			this.made.add(dir);
+		}
 		const entry: HistoryEntry = { version, event, at: at.toISOString(), ts: contentHash(source), json: contentHash(metaText), ...(from ? { from } : {}) };
-		await Promise.all([writeOnce(join(dir, `${entry.ts}.ts`), source), writeOnce(join(dir, `${entry.json}.json`), metaText)]);
-		await appendFile(join(dir, INDEX), `${JSON.stringify(entry)}\n`);
-		await this.prune(name);
+		try {
+			await Promise.all([writeOnce(join(dir, `${entry.ts}.ts`), source), writeOnce(join(dir, `${entry.json}.json`), metaText)]);
+			await appendFile(join(dir, INDEX), `${JSON.stringify(entry)}\n`);
+		} catch (error) {
+			this.made.delete(dir);
+			throw error;
+		}
+		if (!known || known.length + 1 > this.limit) await this.prune(name);
 	}
 
 	async entries(name: string): Promise<HistoryEntry[]> {

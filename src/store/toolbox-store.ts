@@ -88,6 +88,10 @@ export class ToolboxStore {
 		return { ...(ts ? { ts } : {}), ...(json ? { json } : {}) };
 	}
 
+	async stampOf(name: string, kind: "ts" | "json"): Promise<FileStamp | undefined> {
+		return stampOf(kind === "ts" ? this.tsPath(name) : this.jsonPath(name));
+	}
+
 	async readSource(name: string): Promise<string | undefined> {
 		return readOptional(this.tsPath(name));
 	}
@@ -110,8 +114,9 @@ export class ToolboxStore {
 		await writeAtomic(join(this.dir, REGISTRY_FILE), text, false);
 	}
 
-	async writeMeta(name: string, text: string): Promise<void> {
-		await writeAtomic(this.jsonPath(name), text, true);
+	/** `durable: false` for metadata derived from the code, which a crash only makes the next start derive again. */
+	async writeMeta(name: string, text: string, durable = true): Promise<void> {
+		await writeAtomic(this.jsonPath(name), text, durable);
 	}
 
 	stage(name: string, source: string, metaText: string): Promise<StagedTool> {

@@ -76,8 +76,9 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 	};
 	const nextText = serializeMeta(next);
 	if (options.write === false) return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
-	await store.writeMeta(name, nextText);
-	const json = (await store.stampsOf(name)).json;
+	// Not fsynced: lost in a crash, this metadata is derived again from the same file at the next start.
+	await store.writeMeta(name, nextText, false);
+	const json = await store.stampOf(name, "json");
 	return { entry: entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }), source, compiled, metaText: nextText, shape: checked };
 }
 

@@ -265,9 +265,10 @@ export class Toolbox {
 		if (source === undefined || metaText === undefined) return;
 		const meta = parseMeta(metaText, name);
 		if (!meta.ok) return;
-		const last = (await this.history.entries(name)).at(-1);
+		const entries = await this.history.entries(name);
+		const last = entries.at(-1);
 		if (last && last.event !== "removed" && `sha256-${last.ts}` === hashSource(source) && last.version === meta.value.version) return;
-		await this.history.record(name, event, meta.value.version, source, metaText, this.now()).catch(() => undefined);
+		await this.history.record(name, event, meta.value.version, source, metaText, this.now(), undefined, entries).catch(() => undefined);
 	}
 
 	entries(): readonly RegistryEntry[] {
