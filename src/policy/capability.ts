@@ -14,6 +14,8 @@ export type Capability =
 	 */
 	| { kind: "exec"; program: string; commandLine: string; shell?: boolean; env?: readonly EnvChange[]; cwd?: string }
 	| { kind: "env"; name: string }
+	/** HTTP(S) to one host: its name, with the port when it is not the scheme's default ("api.example.com", "127.0.0.1:8080"). */
+	| { kind: "net"; host: string }
 	/** Run in pi's own process with the real ExtensionAPI. */
 	| { kind: "inline" };
 
@@ -44,6 +46,8 @@ export function capabilityKey(c: Capability): string {
 			return `${c.shell ? `shell:${c.commandLine}` : `exec:${c.program}`}${envSuffix(c.env)}`;
 		case "env":
 			return `env:${c.name}`;
+		case "net":
+			return `net:${c.host}`;
 		case "inline":
 			return "inline";
 	}
@@ -68,6 +72,8 @@ export function describeCapability(c: Capability): string {
 			return `run \`${oneLine(c.commandLine) || sanitizeForDisplay(c.program)}\``;
 		case "env":
 			return `see the environment variable ${sanitizeForDisplay(c.name)}`;
+		case "net":
+			return `connect to ${sanitizeForDisplay(c.host)}`;
 		case "inline":
 			return "run inside pi's process with the full extension API";
 	}

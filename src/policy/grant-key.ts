@@ -9,7 +9,7 @@ export type ParsedGrantKey =
 	| { ok: false; error: string };
 
 export const GRANT_FORMS =
-	"read:<absolute path> (a path ending in / covers a folder), write:<absolute path>, exec:<program path>, shell:<command line>, env:<VARIABLE>, inline, sha256:<digest> (as a refusal prints it for a capability that holds a secret)";
+	"read:<absolute path> (a path ending in / covers a folder), write:<absolute path>, exec:<program path>, shell:<command line>, env:<VARIABLE>, net:<host>[:port], inline, sha256:<digest> (as a refusal prints it for a capability that holds a secret)";
 
 /** An environment suffix as capabilityKey writes it: " env:A,B#<12 hex digits>". */
 const ENV_SUFFIX = / env:[^\s#,]+(?:,[^\s#,]+)*#[0-9a-f]{12}$/;
@@ -26,6 +26,10 @@ export function parseGrantKey(text: string): ParsedGrantKey {
 			return isAbsolute(rest) ? { ok: true, key } : { ok: false, error: `'${key}': ${kind}: needs an absolute path (${kind}:/data/ covers a folder).` };
 		case "env":
 			return /^[^\s=]+$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': env: needs the name of one variable (env:GITHUB_TOKEN).` };
+		case "net":
+			return /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i.test(rest)
+				? { ok: true, key: `net:${rest.toLowerCase()}` }
+				: { ok: false, error: `'${key}': net: needs a host name, with its port when it is not 80 or 443 (net:api.github.com, net:127.0.0.1:8080).` };
 		case "sha256":
 			return /^[0-9a-f]{64}$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': sha256: needs the 64 hex digits a refusal printed.` };
 		case "shell":

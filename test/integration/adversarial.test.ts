@@ -596,14 +596,16 @@ describe("writes into the toolbox and the forge's own files", () => {
 });
 
 describe("policies", () => {
-	it("strict: commands are refused and fetch does not exist", async () => {
+	it("strict: commands are refused, and so is every host fetch asks for (WebSocket does not exist)", async () => {
 		const arena = await openArena({ PI_FORGE_POLICY: "strict" });
 		try {
 			const error = failure(await forgeAndRun(arena.box, "strict-exec", 'import { execSync } from "node:child_process";\nreturn execSync("echo hi", { encoding: "utf8" });'));
 			expect(error.phase).toBe("permission");
 			expect(error.message).toBe("'strict-exec' may not run `echo hi`: strict policy never grants.");
 			expect(error.details.hint).toContain("PI_FORGE_POLICY=strict never grants");
-			expect(text(await forgeAndRun(arena.box, "strict-fetch", "return typeof fetch;"))).toBe("undefined");
+			expect(text(await forgeAndRun(arena.box, "strict-fetch", 'return [typeof WebSocket, await fetch("http://127.0.0.1:9/").then(() => "fetched", (e) => e.message)].join(" ");'))).toBe(
+				"undefined 'strict-fetch' may not connect to 127.0.0.1:9: strict policy never grants.",
+			);
 			await expectCanaryIntact(arena);
 		} finally {
 			await closeArena(arena);

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Capability, capabilityKey, digestKey } from "../../src/policy/capability.ts";
+import { type Capability, capabilityKey, describeCapability, digestKey } from "../../src/policy/capability.ts";
 import { grantCovers } from "../../src/policy/decide.ts";
 import { parseGrantKey } from "../../src/policy/grant-key.ts";
 import { migrateGrants } from "../../src/policy/grants-migration.ts";
@@ -166,11 +166,33 @@ describe("parseGrantKey", () => {
 		["exec:git status", "shell:<line>"],
 		["exec:./bin/x", "absolute path"],
 		["read:<outside the project>/hostname", "absolute path"],
-		["net:example.com", "is not a capability"],
+		["net:https://example.com", "net: needs a host name"],
 		["/etc/hostname", "is not a capability"],
 	])("refuses %s (%s)", (key, message) => {
 		const parsed = parseGrantKey(key);
 		expect(parsed.ok).toBe(false);
 		expect(!parsed.ok && parsed.error).toContain(message);
+	});
+});
+
+describe("net: grant keys", () => {
+	it("a host, with its port when it is not the default; the case of a name does not matter", () => {
+		expect(parseGrantKey("net:api.github.com")).toEqual({ ok: true, key: "net:api.github.com" });
+		expect(parseGrantKey("net:127.0.0.1:8080")).toEqual({ ok: true, key: "net:127.0.0.1:8080" });
+		expect(parseGrantKey("net:API.Example.COM")).toEqual({ ok: true, key: "net:api.example.com" });
+		expect(parseGrantKey("net:[::1]:3000")).toEqual({ ok: true, key: "net:[::1]:3000" });
+	});
+
+	it("a URL, a path or an empty host is refused with the form that works", () => {
+		for (const bad of ["net:https://api.github.com", "net:api.github.com/x", "net:", "net:a b"]) {
+			const parsed = parseGrantKey(bad);
+			expect(parsed.ok, bad).toBe(false);
+			if (!parsed.ok) expect(parsed.error).toContain("net: needs a host name");
+		}
+	});
+
+	it("the key is what a capability of that host is remembered under", () => {
+		expect(capabilityKey({ kind: "net", host: "127.0.0.1:8080" })).toBe("net:127.0.0.1:8080");
+		expect(describeCapability({ kind: "net", host: "api.github.com" })).toBe("connect to api.github.com");
 	});
 });

@@ -18,7 +18,7 @@ import { redactSecrets, sensitiveEnvValues } from "../../security/redact.ts";
 import type { RunHost } from "../runner.ts";
 import { resolveProgram } from "./resolve-program.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
-import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, WireError } from "./protocol.ts";
+import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, NetRequest, NetResult, WireError } from "./protocol.ts";
 
 export interface BrokerSettings {
 	policy: ForgePolicy;
@@ -155,6 +155,8 @@ export class Broker {
 				return [{ kind: "env", name: request.name }];
 			case "inline":
 				return [{ kind: "inline" }];
+			case "net":
+				return [{ kind: "net", host: netHost(request.url) }];
 		}
 	}
 
@@ -226,8 +228,54 @@ export class Broker {
 				return typeof process.env[request.name] === "string" ? process.env[request.name] : undefined;
 			case "inline":
 				return undefined;
+			case "net":
+				return makeRequest(request, call);
 		}
 	}
+}
+
+/** The host a URL names, as its capability does: the port only when it is not the scheme's default. */
+export function netHost(url: string): string {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		throw Object.assign(new TypeError(`fetch: ${JSON.stringify(url).slice(0, 200)} is not a URL`), { code: "ERR_INVALID_URL" });
+	}
+	if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw Object.assign(new TypeError(`fetch: only http: and https: (${parsed.protocol})`), { code: "ERR_FORGE_UNSUPPORTED" });
+	return parsed.host.toLowerCase();
+}
+
+const NET_TIMEOUT_MS = 30_000;
+const MAX_NET_BODY = 10 * 1024 * 1024;
+
+/**
+ * An HTTP request made in pi's process for a tool kept off the network, after its host was allowed. Redirects are not
+ * followed (another host is another capability); the body is capped; the call's end aborts it.
+ */
+async function makeRequest(request: NetRequest, call: BrokerCall): Promise<NetResult> {
+	const signal = AbortSignal.timeout(NET_TIMEOUT_MS);
+	const response = await fetch(request.url, {
+		method: request.method,
+		headers: request.headers,
+		...(request.body !== undefined ? { body: Buffer.from(request.body, "base64") } : {}),
+		redirect: "manual",
+		signal,
+	});
+	const chunks: Buffer[] = [];
+	let size = 0;
+	if (response.body) {
+		for await (const chunk of response.body) {
+			size += chunk.byteLength;
+			if (size > MAX_NET_BODY || !call.alive()) {
+				await response.body.cancel().catch(() => undefined);
+				if (!call.alive()) throw Object.assign(new Error("the call ended while its request was running"), { code: "ERR_FORGE_CALL_OVER" });
+				throw Object.assign(new Error(`fetch: the response body is over ${MAX_NET_BODY} bytes`), { code: "ERR_FORGE_TOO_LARGE" });
+			}
+			chunks.push(Buffer.from(chunk));
+		}
+	}
+	return { status: response.status, statusText: response.statusText, headers: [...response.headers], body: Buffer.concat(chunks).toString("base64"), url: request.url };
 }
 
 /** A refusal no grant can lift (a protected location, a relative path): no command to grant it is offered. */

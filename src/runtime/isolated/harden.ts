@@ -27,7 +27,8 @@ const REFUSED_PROCESS_MEMBERS = [
 	"chdir",
 ];
 
-const NETWORK_GLOBALS = ["fetch", "WebSocket", "EventSource", "Request", "Response", "Headers"];
+/** The ways out to the network a worker has; `fetch` comes back brokered where the tool worker installs it. */
+const NETWORK_GLOBALS = ["fetch", "WebSocket", "EventSource"];
 
 export function harden(limits: Limits): void {
 	const refuse = (name: string, advice: string) => () => {

@@ -79,7 +79,7 @@ export class IsolatedRunner implements Runner {
 		const { config } = options;
 		this.projectDir = real(config.cwd);
 		this.tempDir = real(tmpdir());
-		this.limits = { memoryMb: config.maxMemoryMb, outputBytes: OUTPUT_CAP_BYTES, networkOff: config.policy === "strict" };
+		this.limits = { memoryMb: config.maxMemoryMb, outputBytes: OUTPUT_CAP_BYTES, networkOff: config.policy !== "permissive" };
 		this.broker = new Broker({
 			policy: config.policy,
 			projectDir: this.projectDir,
@@ -96,7 +96,7 @@ export class IsolatedRunner implements Runner {
 			grants: options.grants,
 			audit: options.audit,
 			commandEnv: safeEnvironment(process.env),
-			network: config.policy !== "strict",
+			network: config.policy === "permissive",
 		});
 	}
 

@@ -76,7 +76,26 @@ export interface InlineRequest {
 	member: string;
 }
 
-export type BrokerRequest = FsRequest | ExecRequest | EnvRequest | InlineRequest;
+/** An HTTP request a tool kept off the network asks pi's process to make (see facades/fetch.ts). */
+export interface NetRequest {
+	kind: "net";
+	url: string;
+	method: string;
+	headers: Array<[string, string]>;
+	/** base64 */
+	body?: string;
+}
+
+export interface NetResult {
+	status: number;
+	statusText: string;
+	headers: Array<[string, string]>;
+	/** base64 */
+	body?: string;
+	url: string;
+}
+
+export type BrokerRequest = FsRequest | ExecRequest | EnvRequest | InlineRequest | NetRequest;
 
 export type BrokerReply = { ok: true; value: unknown } | { ok: false; error: WireError };
 

@@ -20,6 +20,7 @@ import type { FromWorker, ToWorker, ToolWorkerData, WireError } from "./protocol
 import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
 import { toJsonValue, toWireJson } from "./wire.ts";
 import { installCallScope } from "./call-scope.ts";
+import { createBrokeredFetch } from "./facades/fetch.ts";
 
 const data = workerData as ToolWorkerData;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
@@ -28,6 +29,8 @@ const cwd = process.cwd();
 
 harden(data.limits);
 installEnvironment(broker, data.safeEnv);
+// Kept off the network, a tool still fetches: each host is a capability pi's process decides on, and makes the request.
+if (data.limits.networkOff) globalThis.fetch = createBrokeredFetch(broker, Request, Response);
 
 const { fs, promises } = createFsFacade(broker, data.roots, cwd);
 const childProcess = createChildProcessFacade(broker);

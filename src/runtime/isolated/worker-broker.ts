@@ -143,5 +143,7 @@ function describeRequest(request: BrokerRequest): string {
 			return `see the environment variable ${request.name}`;
 		case "inline":
 			return `use pi.${request.member}`;
+		case "net":
+			return `fetch ${request.url.slice(0, 200)}`;
 	}
 }
