@@ -245,7 +245,8 @@ describe("class 8: a call's code ends with the call", () => {
 		expect(text(await box.toolbox.use("hider", {}, { host: noUI }))).toBe("1");
 	});
 
-	it("an AbortSignal.timeout listener that fetches after the call never reaches the server", async () => {
+	it("an AbortSignal.timeout listener that fetches after the call never reaches the server (permissive: the worker has the network)", async () => {
+		const permissive = await open({ PI_FORGE_POLICY: "permissive" });
 		const hits: string[] = [];
 		const server = createServer((request, response) => {
 			hits.push(request.url ?? "");
@@ -255,11 +256,12 @@ describe("class 8: a call's code ends with the call", () => {
 		const port = (server.address() as { port: number }).port;
 		try {
 			const logic = `AbortSignal.timeout(150).addEventListener("abort", () => { void fetch("http://127.0.0.1:${port}/after").catch(() => undefined); });\nawait fetch("http://127.0.0.1:${port}/during");\nreturn "fetched";`;
-			expect(text(await forgeAndRun(box, "late-fetch", logic))).toBe("fetched");
+			expect(text(await forgeAndRun(permissive, "late-fetch", logic))).toBe("fetched");
 			await sleep(500);
 			expect(hits).toEqual(["/during"]);
 		} finally {
 			server.close();
+			await close(permissive);
 		}
 	});
 });

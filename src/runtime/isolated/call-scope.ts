@@ -1,8 +1,9 @@
 // Inside a tool's worker: a call's code ends with the call. Installed before any forged code runs, this keeps track of
 // what could act later (timers and immediates, unref'd ones included; AbortSignal.timeout, Atomics.waitAsync, message
 // ports and FinalizationRegistry, which schedule by themselves; open handles such as sockets), skips a timer's callback
-// once the call that set it is over (a module's own timers run only while one of its calls does), refuses the network
-// outside a running call, and says what is left when the worker falls idle (the host then replaces the worker).
+// once the call that set it is over (a module's own timers run only while one of its calls does), and says what is left
+// when the worker falls idle (the host then replaces the worker). The network globals are left alone: reading them loads
+// Node's fetch (about 20 ms on every worker's start), and a request a leftover makes is cut off with its worker.
 
 type AnyFn = (...args: unknown[]) => unknown;
 
@@ -52,9 +53,7 @@ export function installCallScope(owner: () => number | undefined, running: (call
 	track("setInterval", "clearInterval", true);
 	track("setImmediate", "clearImmediate", false);
 
-	const taint = (name: string) => {
-		if (!loadingInternals) tainted.add(name);
-	};
+	const taint = (name: string) => tainted.add(name);
 	const abortTimeout = AbortSignal.timeout;
 	AbortSignal.timeout = function timeout(this: unknown, ...args: unknown[]) {
 		taint("AbortSignal.timeout");
@@ -73,50 +72,9 @@ export function installCallScope(owner: () => number | undefined, running: (call
 		if (typeof original !== "function") continue;
 		g[name] = new Proxy(original, {
 			construct(target, args, newTarget) {
-				taint(name);
+				// Node's own modules make these too (its fetch does, when a tool first uses it): those are not the tool's.
+				if (!/^\s*at .*\(?node:/.test(new Error().stack?.split("\n")[2] ?? "")) taint(name);
 				return construct(target as new (...a: unknown[]) => object, args, newTarget);
-			},
-		});
-	}
-
-	// Node loads these on first use (undici, which makes FinalizationRegistries of its own; reading the property's
-	// descriptor loads it too): what Node's own code makes meanwhile is not the tool's.
-	let loadingInternals = false;
-	for (const name of ["fetch", "WebSocket", "EventSource"]) {
-		loadingInternals = true;
-		const descriptor = Object.getOwnPropertyDescriptor(g, name);
-		loadingInternals = false;
-		if (!descriptor) continue;
-		const refuse = () => {
-			if (!allowed(owner())) throw Object.assign(new Error(`${name} outside a running call is not available to forged tools: a call's code ends with the call.`), { code: "ERR_FORGE_CALL_OVER" });
-		};
-		let wrapped: unknown;
-		const wrap = () => {
-			loadingInternals = true;
-			let original: unknown;
-			try {
-				original = descriptor.get ? apply(descriptor.get, g, []) : descriptor.value;
-			} finally {
-				loadingInternals = false;
-			}
-			if (typeof original !== "function") return original;
-			return new Proxy(original, {
-				apply(target, self, args) {
-					refuse();
-					return apply(target, self, args);
-				},
-				construct(target, args, newTarget) {
-					refuse();
-					return construct(target, args, newTarget);
-				},
-			});
-		};
-		Object.defineProperty(g, name, {
-			configurable: true,
-			enumerable: descriptor.enumerable,
-			get: () => (wrapped ??= wrap()),
-			set: (value: unknown) => {
-				wrapped = value;
 			},
 		});
 	}
