@@ -1,11 +1,13 @@
 // Through the real pi, with the default (isolated) runner: a tool written with each import form a model writes is
 // forged and called; what a tool prints reaches the model; a failure says why (its causes) and whose fault it is.
+import { spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
 
+const CLI = resolve(import.meta.dirname, "../../bin/agent-forge.mjs");
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const PATH_PARAMS = { type: "object", properties: { path: { type: "string", description: "A file of the project" } }, required: ["path"] };
 
@@ -91,11 +93,12 @@ describe("a failure's cause and fault", () => {
 		await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
 		const { port } = server.address() as { port: number };
 		await new Promise((done) => server.close(done));
-		const { used } = await forgeAndUse("http-status", "const response = await fetch(params.url);\nreturn response.status;", { url: `http://127.0.0.1:${port}/` }, {
-			type: "object",
-			properties: { url: { type: "string" } },
-			required: ["url"],
-		});
+		// Under the default policy the host is a capability: granted as a refusal would print it, between forge and call.
+		const forged = await pi.run("make http-status", [[{ name: "forge_tool", args: { name: "http-status", description: "The http-status tool.", parametersSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] }, logic: "const response = await fetch(params.url);\nreturn response.status;" } }], { text: "ok" }]);
+		expect(forged.toolEvents[0].isError, forged.toolEvents[0].text).toBe(false);
+		const granted = spawnSync(process.execPath, [CLI, "grant", "http-status", `net:127.0.0.1:${port}`], { cwd: pi.cwd, env: { ...process.env, PI_CODING_AGENT_DIR: pi.agentDir }, encoding: "utf8" });
+		expect(granted.status, granted.stderr).toBe(0);
+		const used = (await pi.run("use it", [[{ name: "use_forge_tool", args: { name: "http-status", args: { url: `http://127.0.0.1:${port}/` } } }], { text: "ok" }])).toolEvents[0];
 		expect(used.isError).toBe(true);
 		expect(used.text).toContain("TypeError: fetch failed\nCaused by:");
 		expect(used.text).toContain("ECONNREFUSED");

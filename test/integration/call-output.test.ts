@@ -13,7 +13,8 @@ import { host, tempToolbox } from "../helpers/toolbox-fixture.ts";
 
 const NO_PARAMS = { type: "object", properties: {} };
 /** Short, for the calls that never finish. */
-const LIMITS = { PI_FORGE_TIMEOUT_MS: "1500" };
+// Permissive: the fetch cases reach the network themselves (test/integration/network.test.ts covers the brokered fetch).
+const LIMITS = { PI_FORGE_TIMEOUT_MS: "1500", PI_FORGE_POLICY: "permissive" };
 const PATH_PARAMS = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const URL_PARAMS = { type: "object", properties: { url: { type: "string" } }, required: ["url"] };
 

@@ -87,6 +87,18 @@ describe("under prompt", () => {
 		expect(error.message).toContain(`may not connect to localhost:${port}`);
 	});
 
+	it("a request that fails in pi's process fails in the tool as fetch fails: a TypeError whose cause has the code", async () => {
+		box = await isolatedToolbox({ PI_FORGE_POLICY: "prompt" });
+		const closed = createServer();
+		await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+		const closedPort = (closed.address() as AddressInfo).port;
+		await new Promise((done) => closed.close(done));
+		const forged = await box.toolbox.forge(toolRequest("prober", 'return await fetch(params.url).then(() => "reached", (e) => `${e.name}: ${e.message} / ${e.cause?.code}`);', { parametersSchema: URL_SCHEMA }), new Map());
+		expect(forged.ok).toBe(true);
+		const { host } = answering("Allow once");
+		expect(text(await box.toolbox.use("prober", { url: `http://127.0.0.1:${closedPort}/` }, { host }))).toBe("TypeError: fetch failed / ECONNREFUSED");
+	});
+
 	it("a redirect is handed back, not followed to the host it names", async () => {
 		const { toolbox } = await fetcher("prompt");
 		const { host } = answering("Always allow for this tool");

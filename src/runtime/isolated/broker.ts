@@ -247,6 +247,8 @@ export function netHost(url: string): string {
 }
 
 const NET_TIMEOUT_MS = 30_000;
+/** The code of a brokered request that failed on the way (its cause's fields follow the message's first line). */
+export const FETCH_FAILED = "ERR_FORGE_FETCH_FAILED";
 const MAX_NET_BODY = 10 * 1024 * 1024;
 
 /**
@@ -255,13 +257,23 @@ const MAX_NET_BODY = 10 * 1024 * 1024;
  */
 async function makeRequest(request: NetRequest, call: BrokerCall): Promise<NetResult> {
 	const signal = AbortSignal.timeout(NET_TIMEOUT_MS);
-	const response = await fetch(request.url, {
-		method: request.method,
-		headers: request.headers,
-		...(request.body !== undefined ? { body: Buffer.from(request.body, "base64") } : {}),
-		redirect: "manual",
-		signal,
-	});
+	let response: Response;
+	try {
+		response = await fetch(request.url, {
+			method: request.method,
+			headers: request.headers,
+			...(request.body !== undefined ? { body: Buffer.from(request.body, "base64") } : {}),
+			redirect: "manual",
+			signal,
+		});
+	} catch (error) {
+		// The cause (ECONNREFUSED at an address, ENOTFOUND of a host…) goes back as data: the tool's fetch rethrows it as
+		// fetch would, with the same fields.
+		const cause = (error as { cause?: Record<string, unknown> }).cause ?? {};
+		const fields = Object.fromEntries(["message", "code", "syscall", "address", "port", "hostname"].map((key) => [key, cause[key]]).filter(([, value]) => typeof value === "string" || typeof value === "number"));
+		fields.code ??= (error as { name?: string }).name ?? "unknown";
+		throw Object.assign(new Error(`${(error as Error).message}\n${JSON.stringify(fields)}`), { code: FETCH_FAILED });
+	}
 	const chunks: Buffer[] = [];
 	let size = 0;
 	if (response.body) {

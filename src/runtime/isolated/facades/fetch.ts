@@ -15,17 +15,36 @@ export function createBrokeredFetch(broker: Brokered, RequestClass: typeof Reque
 		if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`fetch: only http: and https: URLs can be fetched by a forged tool (${url.protocol})`);
 		const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
 		if (body && body.length > MAX_NET_BODY_BYTES) throw new TypeError(`fetch: the request body is over ${MAX_NET_BODY_BYTES} bytes`);
-		const reply = (await broker.async({
-			kind: "net",
-			url: url.href,
-			method: request.method,
-			headers: [...request.headers],
-			...(body ? { body: body.toString("base64") } : {}),
-		})) as NetResult;
+		let reply: NetResult;
+		try {
+			reply = (await broker.async({
+				kind: "net",
+				url: url.href,
+				method: request.method,
+				headers: [...request.headers],
+				...(body ? { body: body.toString("base64") } : {}),
+			})) as NetResult;
+		} catch (error) {
+			throw asFetchError(error);
+		}
 		const payload = reply.body === undefined || [101, 204, 205, 304].includes(reply.status) ? null : Buffer.from(reply.body, "base64");
 		const response = new ResponseClass(payload, { status: reply.status, statusText: reply.statusText, headers: reply.headers });
 		Object.defineProperty(response, "url", { value: reply.url });
 		return response;
 	};
 	return brokeredFetch as typeof fetch;
+}
+
+/** A request that failed in pi's process comes back as fetch's own failure: a TypeError whose cause has its fields. */
+function asFetchError(error: unknown): unknown {
+	if ((error as { code?: unknown }).code !== "ERR_FORGE_FETCH_FAILED") return error;
+	const [message, fields] = (error as Error).message.split("\n");
+	let cause: Record<string, unknown> = {};
+	try {
+		cause = JSON.parse(fields ?? "{}") as Record<string, unknown>;
+	} catch {
+		// not the broker's shape: the message alone
+	}
+	const { message: causeMessage, ...rest } = cause;
+	return new TypeError(message, { cause: Object.assign(new Error(String(causeMessage ?? rest.code ?? "")), rest) });
 }
