@@ -138,12 +138,18 @@ export class ToolboxStore {
 		return commitRemove(this.dir, name);
 	}
 
-	/** Finishes or discards changes a crash interrupted, and removes temporary files. Call with the lock held. */
-	async recover(): Promise<{ rolledForward: string[]; discarded: string[]; leftovers: string[] }> {
+	/** Finishes or discards changes a crash interrupted, and (unless `sweep: false`) removes temporary files. Call with the lock held. */
+	async recover(options: { sweep?: boolean } = {}): Promise<{ rolledForward: string[]; discarded: string[]; leftovers: string[] }> {
 		const staging = await recoverStaging(this.dir);
+		const leftovers = options.sweep === false ? [] : await this.sweep();
+		return { ...staging, leftovers };
+	}
+
+	/** Removes the temporary files of interrupted writes (a read of the whole folder). Call with the lock held. */
+	async sweep(): Promise<string[]> {
 		const leftovers = (await readdir(this.dir).catch(() => [] as string[])).filter((file) => LEFTOVER.test(file));
 		await Promise.all(leftovers.map((file) => rm(join(this.dir, file), { force: true })));
-		return { ...staging, leftovers };
+		return leftovers;
 	}
 }
 

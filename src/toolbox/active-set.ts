@@ -70,8 +70,9 @@ export function selectOffer(candidates: readonly ActiveCandidate[], options: Off
 		.sort((a, b) => b.score - a.score || a.candidate.entry.name.localeCompare(b.candidate.entry.name));
 	const left: string[] = [];
 	for (const { candidate } of ranked) {
-		const cost = promptCost(candidate.entry);
-		if (chosen.length >= limit || spent + cost > budget) {
+		// Once the set is full the rest are left out unpriced (10,000 schemas are not stringified at pi's start).
+		const cost = chosen.length >= limit ? Number.POSITIVE_INFINITY : promptCost(candidate.entry);
+		if (spent + cost > budget || chosen.length >= limit) {
 			left.push(candidate.entry.name);
 			continue;
 		}

@@ -164,7 +164,8 @@ export class Toolbox {
 		await this.health.load();
 		const background = options.verify === "background";
 		const report = await this.store.locked(async (): Promise<OpenReport> => {
-			const recovered = await this.store.recover();
+			// pi's start leaves the temporary files of interrupted writes (a read of the whole folder) to the comparison after it.
+			const recovered = await this.store.recover({ sweep: !background });
 			const text = await this.store.readRegistry();
 			const parsed = parseRegistry(text);
 			const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
@@ -239,6 +240,7 @@ export class Toolbox {
 			const current: Registry = { format: 1, tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])) };
 			const stale = staleNames(current, onDisk);
 			this.compared = true;
+			void this.change(() => this.store.sweep()).catch(() => undefined);
 			await Promise.all(stale.map((name) => this.rechecks.request(name).catch(() => undefined)));
 		} finally {
 			this.compared = true;
