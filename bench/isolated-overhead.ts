@@ -6,6 +6,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serialize } from "node:v8";
 import { hostBundle } from "../src/runtime/isolated/bundle.ts";
+import { parseNodeVersion, permissionFlag } from "../src/runtime/isolated/node-flags.ts";
 import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
 import type { Toolbox } from "../src/toolbox/toolbox.ts";
 import { benchHost, inlineToolbox, isolatedToolbox, line, mark, ms as msN, ratio, type Stats, stats, table, tempDir, time, useOk, writeResult } from "./lib.ts";
@@ -177,7 +178,7 @@ async function echoRoundTrips(dir: string, mode: "process" | "worker", callMessa
 	writeFileSync(join(dir, "echo-worker.mjs"), ECHO_WORKER);
 	const child = spawn(
 		process.execPath,
-		["--experimental-permission", `--allow-fs-read=${dir}`, "--allow-worker", "--disallow-code-generation-from-strings", "--no-warnings", "--max-old-space-size=256", join(dir, "echo-host.mjs"), mode],
+		[permissionFlag(parseNodeVersion(process.version)), `--allow-fs-read=${dir}`, "--allow-worker", "--disallow-code-generation-from-strings", "--no-warnings", "--max-old-space-size=256", join(dir, "echo-host.mjs"), mode],
 		{ cwd: dir, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced", detached: true },
 	);
 	let waiting: (() => void) | undefined;
