@@ -75,6 +75,8 @@ interface CompiledTool {
 
 /** Tools re-checked at once (their preflight loads share the runner's batch workers). */
 export const RECHECK_CONCURRENCY = 8;
+/** How long after a quick open the files are compared with the registry, unless a listing asks sooner. */
+export const COMPARE_AFTER_MS = 200;
 /** How long a listing waits for the re-checks of tools changed on disk before it answers with what is known. */
 export const SETTLE_BOUND_MS = 3_000;
 
@@ -183,7 +185,17 @@ export class Toolbox {
 		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
 		this.emit({ type: "opened", report });
 		if (background && report.rederived.length === 0 && !report.rebuilt) {
-			this.verification = this.compareWithDisk();
+			// pi's own start goes first; a listing that needs the comparison starts it at once (see settle).
+			this.compared = false;
+			let start!: () => void;
+			const due = new Promise<void>((resolve) => (start = resolve));
+			const timer = setTimeout(start, COMPARE_AFTER_MS);
+			timer.unref();
+			this.startComparison = () => {
+				clearTimeout(timer);
+				start();
+			};
+			this.verification = due.then(() => this.compareWithDisk());
 			this.verification.catch(() => undefined);
 		}
 		return report;
@@ -207,9 +219,12 @@ export class Toolbox {
 
 	/** Resolves when the comparison of the files with the registry that followed a quick open is done, re-checks included. */
 	verified(): Promise<unknown> {
+		this.startComparison();
 		return this.verification;
 	}
 	private verification: Promise<unknown> = Promise.resolve();
+	/** Starts the comparison that follows a quick open now, if it is still waiting for pi's start to be over. */
+	private startComparison: () => void = () => undefined;
 	/** Whether the comparison that followed a quick open has read every tool's stamps. */
 	private compared = true;
 
@@ -233,6 +248,7 @@ export class Toolbox {
 	 * process) is re-checked now, several at once; a call of one of them waits for its own re-check, not for the rest.
 	 */
 	private async compareWithDisk(): Promise<void> {
+		if (this.closing) return;
 		this.compared = false;
 		try {
 			const onDisk = await this.store.listStamps({ stop: () => this.closing });
@@ -445,6 +461,7 @@ export class Toolbox {
 	 */
 	async settle(boundMs = SETTLE_BOUND_MS): Promise<Settled> {
 		if (this.readOnly) return { done: true, rechecking: 0 };
+		this.startComparison();
 		this.rechecks.hurry();
 		let timer: NodeJS.Timeout | undefined;
 		const taken = this.verification.then(() => this.rechecks.idle());
