@@ -70,8 +70,10 @@ export function selectOffer(candidates: readonly ActiveCandidate[], options: Off
 		.sort((a, b) => b.score - a.score || a.candidate.entry.name.localeCompare(b.candidate.entry.name));
 	const left: string[] = [];
 	for (const { candidate } of ranked) {
-		// Once the set is full the rest are left out unpriced (10,000 schemas are not stringified at pi's start).
-		const cost = chosen.length >= limit ? Number.POSITIVE_INFINITY : promptCost(candidate.entry);
+		// Unpriced when the set is full, or when even the least the tool can cost (an empty schema) is over the budget
+		// left: 10,000 schemas are not stringified at pi's start.
+		const least = candidate.entry.name.length + candidate.entry.description.length + 32;
+		const cost = chosen.length >= limit || spent + least > budget ? Number.POSITIVE_INFINITY : promptCost(candidate.entry);
 		if (spent + cost > budget || chosen.length >= limit) {
 			left.push(candidate.entry.name);
 			continue;
