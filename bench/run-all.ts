@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_DIR, type BenchResult, RESULTS_DIR, table } from "./lib.ts";
 
-const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead", "toolbox-scale", "repair-corpus", "scale"];
+const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead", "toolbox-scale", "bulk-recheck", "repair-corpus", "scale"];
 
 const failed: string[] = [];
 for (const bench of BENCHES) {
