@@ -226,7 +226,7 @@ describe("class 8: a call's code ends with the call", () => {
 	])("a call that leaves %s behind gets its worker replaced: the next call starts from a fresh module", async (_label, leftover) => {
 		await forgeOk(box, "leaver", topLevel("let calls = 0;").replace("return 1;", `${leftover}\nreturn String(++calls);`));
 		expect(text(await box.toolbox.use("leaver", {}, { host: noUI }))).toBe("1");
-		await sleep(100);
+		await sleep(300);
 		expect(text(await box.toolbox.use("leaver", {}, { host: noUI }))).toBe("1");
 	});
 
@@ -241,7 +241,7 @@ describe("class 8: a call's code ends with the call", () => {
 		const hide = 'const post = MessagePort.prototype.postMessage;\nMessagePort.prototype.postMessage = function (message: any, ...rest: any[]) {\n  if (message?.type === "idle") return;\n  return post.call(this, message, ...rest);\n};\nsetInterval(() => undefined, 20).unref();';
 		await forgeOk(box, "hider", topLevel(`let calls = 0;\n${hide}`).replace("return 1;", "return String(++calls);"));
 		expect(text(await box.toolbox.use("hider", {}, { host: noUI }))).toBe("1");
-		await sleep(1400);
+		await sleep(2000);
 		expect(text(await box.toolbox.use("hider", {}, { host: noUI }))).toBe("1");
 	});
 
@@ -255,9 +255,9 @@ describe("class 8: a call's code ends with the call", () => {
 		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 		const port = (server.address() as { port: number }).port;
 		try {
-			const logic = `AbortSignal.timeout(150).addEventListener("abort", () => { void fetch("http://127.0.0.1:${port}/after").catch(() => undefined); });\nawait fetch("http://127.0.0.1:${port}/during");\nreturn "fetched";`;
+			const logic = `AbortSignal.timeout(1500).addEventListener("abort", () => { void fetch("http://127.0.0.1:${port}/after").catch(() => undefined); });\nawait fetch("http://127.0.0.1:${port}/during");\nreturn "fetched";`;
 			expect(text(await forgeAndRun(permissive, "late-fetch", logic))).toBe("fetched");
-			await sleep(500);
+			await sleep(2000);
 			expect(hits).toEqual(["/during"]);
 		} finally {
 			server.close();
