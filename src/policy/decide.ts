@@ -95,8 +95,14 @@ export function grantCovers(grant: string, key: string): boolean {
  * The commands that grant `key` to `tool` (for its current version), as they are typed: the capability quoted for a
  * POSIX shell on the command line, as it is after `/forge grant <tool>` in pi's TUI.
  */
-export function grantCommands(tool: string, key: string): { cli: string; tui: string } {
-	return { cli: `agent-forge grant ${tool} ${shellQuote(key)}`, tui: `/forge grant ${tool} ${key}` };
+export function grantCommands(tool: string, key: string, runCli?: { node: string; bin: string }): { cli: string; tui: string; direct?: string } {
+	const args = `grant ${tool} ${shellQuote(key)}`;
+	return {
+		cli: `agent-forge ${args}`,
+		tui: `/forge grant ${tool} ${key}`,
+		// `agent-forge` is on the PATH only when the package was installed with npm: the same command, runnable anyway.
+		...(runCli ? { direct: `${shellQuote(runCli.node)} ${shellQuote(runCli.bin)} ${args}` } : {}),
+	};
 }
 
 /**
@@ -109,7 +115,8 @@ export function refusalHint(tool: string, policy: PolicyContext["policy"], grant
 			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in the OS temp dir.`
 			: `'${tool}' must name files by absolute path; resolve a relative one against the project first.`;
 	}
-	const notABug = `This is a permission to grant, not a fault in the code of '${tool}': do not re-forge it for this.`;
+	// Most refusals are permissions to grant; an access the logic should never have made (a wrong path or address) is a bug.
+	const notABug = `This is a permission to grant, not a fault in the code of '${tool}': do not re-forge it for this, unless '${tool}' should not reach this at all (a wrong path or address in the logic).`;
 	const effect = `Grants are kept per version of a tool, in ${grantsFile}.`;
 	if (policy === "strict") {
 		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;

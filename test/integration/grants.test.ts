@@ -3,7 +3,7 @@
 // names the exact command that grants it, and the grant holds from the next call without a restart; refusals never
 // count towards quarantine.
 import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import type { ForgeError, Result } from "../../src/errors/forge-error.ts";
@@ -149,7 +149,11 @@ describe("a refusal names the exact grant, and following it works from the next 
 		await forgeOk("host-name", 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").trim().length > 0 ? "got it" : "empty";', { type: "object", properties: {} });
 		const error = failure(await box.toolbox.use("host-name", {}, { host: noUI }));
 		expect(error.phase).toBe("permission");
-		expect(error.details.grants).toEqual(["agent-forge grant host-name read:/etc/hostname", "in pi's TUI: /forge grant host-name read:/etc/hostname"]);
+		expect(error.details.grants).toEqual([
+			"agent-forge grant host-name read:/etc/hostname",
+			`without agent-forge on the PATH: ${process.execPath} ${resolve(import.meta.dirname, "../../bin/agent-forge.mjs")} grant host-name read:/etc/hostname`,
+			"in pi's TUI: /forge grant host-name read:/etc/hostname",
+		]);
 		// What the model reads: the capability exact (not shortened like the paths of the prose), no source listing.
 		const shown = formatForModel(error, { redact: modelRedaction(box.cwd) });
 		expect(shown).toContain("\n  agent-forge grant host-name read:/etc/hostname\n");

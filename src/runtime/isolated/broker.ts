@@ -19,6 +19,7 @@ import type { RunHost } from "../runner.ts";
 import { resolveProgram } from "./resolve-program.ts";
 import { type EncodedDirents, type EncodedStats, FS_OPS, isFsOp } from "./fs-ops.ts";
 import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, NetRequest, NetResult, WireError } from "./protocol.ts";
+import { fileURLToPath } from "node:url";
 
 export interface BrokerSettings {
 	policy: ForgePolicy;
@@ -187,8 +188,8 @@ export class Broker {
 		const hint = refusalHint(call.tool, settings.policy, settings.grants.file, decision);
 		// What a person just refused is not offered back as a command to run.
 		if (!isFinalDenial(decision) && decision.reason !== REASONS.deniedByUser) {
-			const commands = grantCommands(call.tool, this.grantKey(capability));
-			call.refused?.([commands.cli, `in pi's TUI: ${commands.tui}`]);
+			const commands = grantCommands(call.tool, this.grantKey(capability), { node: process.execPath, bin: AGENT_FORGE_BIN });
+			call.refused?.([commands.cli, `without agent-forge on the PATH: ${commands.direct}`, `in pi's TUI: ${commands.tui}`]);
 		}
 		return { phase: "permission", message: `'${call.tool}' may not ${describeCapability(capability)}: ${decision.reason}.`, hint, code: "ERR_FORGE_PERMISSION" };
 	}
@@ -245,6 +246,9 @@ export function netHost(url: string): string {
 	if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw Object.assign(new TypeError(`fetch: only http: and https: (${parsed.protocol})`), { code: "ERR_FORGE_UNSUPPORTED" });
 	return parsed.host.toLowerCase();
 }
+
+/** This package's command line, for a grant command that runs whether or not `agent-forge` is on the PATH. */
+const AGENT_FORGE_BIN = fileURLToPath(new URL("../../../bin/agent-forge.mjs", import.meta.url));
 
 const NET_TIMEOUT_MS = 30_000;
 /** The code of a brokered request that failed on the way (its cause's fields follow the message's first line). */
