@@ -396,7 +396,9 @@ describe("resource attacks", () => {
 		// On Node 24 a host-wide --max-old-space-size overrode the workers' heap caps, and this chain aborted the whole host.
 		const error = failure(await forgeAndRun(box, "chain", "const spin = (): Promise<void> => Promise.resolve().then(spin);\nspin();\nawait new Promise(() => {});"));
 		expect(error.phase).toBe("memory");
-		expect(error.message).toBe("'chain' used more than 64 MB of heap and was stopped.");
+		// The worker is stopped at its cap, or V8 ends the host when the cap is hit inside a garbage collection: either way
+		// the call fails for memory and the next call gets a runner.
+		expect(error.message).toMatch(/^'chain' (used more than 64 MB of heap and was stopped|ran out of memory \(PI_FORGE_MAX_MEMORY_MB=64\))/);
 		expect(text(await forgeAndRun(box, "after-chain", 'return "still here";'))).toBe("still here");
 	});
 
