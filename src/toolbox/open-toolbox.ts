@@ -9,6 +9,7 @@ import { migrateGrants } from "../policy/grants-migration.ts";
 import { GrantsStore } from "../policy/grants-store.ts";
 import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import { IsolatedRunner } from "../runtime/isolated/isolated-runner.ts";
+import { HEALTH_FILE } from "./health.ts";
 import { Toolbox, type OpenReport } from "./toolbox.ts";
 
 export interface OpenedToolbox {
@@ -38,6 +39,7 @@ export async function openToolbox(cwd: string, env: Record<string, string | unde
 		runtimeDir: join(config.forgeHome, "runtime"),
 		// The forge's own settings are as untouchable as the toolbox.
 		protectedDirs: [config.forgeHome, dirname(config.projectConfigFile)],
+		unreadable: [join(config.toolboxDir, HEALTH_FILE), join(config.toolboxDir, AUDIT_FILE)],
 	});
 	const toolbox = new Toolbox(config, runner);
 	const report = await toolbox.open(options);

@@ -6,6 +6,7 @@ import { readConfig } from "../../src/config.ts";
 import { AuditLog } from "../../src/policy/audit-log.ts";
 import { GrantsStore } from "../../src/policy/grants-store.ts";
 import { IsolatedRunner } from "../../src/runtime/isolated/isolated-runner.ts";
+import { HEALTH_FILE } from "../../src/toolbox/health.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 
 /** Shared across a test file: the bundle is built once per folder. */
@@ -27,7 +28,14 @@ export async function isolatedToolbox(env: Record<string, string> = {}, cwd?: st
 	const grants = new GrantsStore(join(agentDir, "forge", "grants.json"));
 	await grants.load();
 	const audit = new AuditLog(join(config.toolboxDir, ".forge-audit.jsonl"));
-	const runner = new IsolatedRunner({ config, grants, audit, runtimeDir: RUNTIME_DIR, protectedDirs: [join(agentDir, "forge")] });
+	const runner = new IsolatedRunner({
+		config,
+		grants,
+		audit,
+		runtimeDir: RUNTIME_DIR,
+		protectedDirs: [join(agentDir, "forge")],
+		unreadable: [join(config.toolboxDir, HEALTH_FILE), audit.file],
+	});
 	const toolbox = new Toolbox(config, runner);
 	await toolbox.open();
 	return { toolbox, runner, grants, audit, cwd: project, dir: config.toolboxDir };

@@ -306,6 +306,28 @@ describe("class 6: secrets are never stored raw", () => {
 		expect(statSync(join(box.dir, ".forge-health.json")).mode & 0o777).toBe(0o600);
 		expect(statSync(box.audit.file).mode & 0o777).toBe(0o600);
 	});
+
+	it.each([
+		["readFileSync", 'import { readFileSync } from "node:fs";\nreturn readFileSync(".pi/forge/extensions/.forge-health.json", "utf8");'],
+		["promises.readFile by its absolute path", 'import { promises } from "node:fs";\nimport { resolve } from "node:path";\nreturn await promises.readFile(resolve(".pi/forge/extensions/.forge-audit.jsonl"), "utf8");'],
+		["createReadStream", 'import { createReadStream } from "node:fs";\nlet text = "";\nfor await (const chunk of createReadStream(".pi/forge/extensions/.forge-health.json")) text += chunk;\nreturn text;'],
+		["copyFileSync into the project", 'import { copyFileSync, readFileSync } from "node:fs";\ncopyFileSync(".pi/forge/extensions/.forge-health.json", "health-copy.json");\nreturn readFileSync("health-copy.json", "utf8");'],
+	])("the health file and audit log cannot be read by a tool, even a permissive one: %s", async (_label, logic) => {
+		await forgeAndRun(box, "fails", 'throw new Error("a failure for the health file");');
+		await box.toolbox.flush();
+		await box.audit.flush();
+		const error = failure(await forgeAndRun(box, "reader", logic));
+		expect(error.message).toMatch(/one of Agent Forge's own files/);
+		expect(existsSync(join(box.cwd, "health-copy.json"))).toBe(false);
+	});
+
+	it("a recursive copy of the toolbox leaves the health file and audit log out", async () => {
+		const logic = 'import { cpSync, readdirSync } from "node:fs";\ncpSync(".pi/forge/extensions", "toolbox-copy", { recursive: true });\nreturn readdirSync("toolbox-copy").sort().join(",");';
+		const listed = text(await forgeAndRun(box, "copier", logic));
+		expect(listed).toContain("forge-copier.ts");
+		expect(listed).not.toContain(".forge-health.json");
+		expect(listed).not.toContain(".forge-audit.jsonl");
+	});
 });
 
 /** The longest pi's event loop went without a turn while `work` ran (a 10 ms ticker). */

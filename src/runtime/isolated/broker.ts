@@ -34,6 +34,8 @@ export interface BrokerSettings {
 	commandEnv: Record<string, string>;
 	/** Whether commands keep the network (in the OS sandbox; without one they always have it). */
 	network: boolean;
+	/** Real paths of files no tool may read, by any operation (the toolbox's health file and audit log). */
+	unreadable?: readonly string[];
 }
 
 /** The call a request belongs to; absent when the tool asks outside any call (e.g. while its module loads). */
@@ -80,6 +82,10 @@ export class Broker {
 	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
+			const unreadable = capabilities.find((c) => c.kind === "fs-read" && this.settings.unreadable?.includes(c.path));
+			if (unreadable && "path" in unreadable) {
+				return { ok: false, error: { phase: "permission", message: `'${call.tool}' may not read ${unreadable.path}: it is one of Agent Forge's own files, which no forged tool may read.`, code: "EACCES" } };
+			}
 			// An own variable only: `toString` and the like are members every object inherits, not variables.
 			if (request.kind === "env" && (typeof request.name !== "string" || !Object.hasOwn(process.env, request.name))) return { ok: true, value: undefined };
 			const exec = capabilities[0]?.kind === "exec" ? capabilities[0] : undefined;
@@ -222,7 +228,7 @@ export class Broker {
 	private async perform(request: BrokerRequest, call: BrokerCall): Promise<unknown> {
 		switch (request.kind) {
 			case "fs":
-				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...fsArguments(request)));
+				return encode(await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](...fsArguments(request, this.settings.unreadable ?? [])));
 			case "exec":
 				return runCommand(request, this.settings, call, this.sandbox);
 			case "env":
@@ -414,13 +420,18 @@ function checkReadOnly(request: FsRequest): void {
 
 /**
  * The arguments pi's process runs an operation with. A recursive copy neither follows links (only the source folder's
- * own path was checked, and a link inside it may point anywhere) nor copies them (a copied link is a made link).
+ * own path was checked, and a link inside it may point anywhere) nor copies them (a copied link is a made link), and
+ * leaves out the files no tool may read.
  */
-function fsArguments(request: FsRequest): unknown[] {
+function fsArguments(request: FsRequest, unreadable: readonly string[]): unknown[] {
 	if (request.action !== "cp") return request.args;
 	const [source, destination, options] = request.args;
 	const refuseLinks = async (path: string) => {
-		if ((await fsPromises.lstat(path)).isSymbolicLink()) throw Object.assign(new Error(`fs.cp: ${path} is a link; forged tools may not copy or make links.`), { code: "ERR_FORGE_UNSUPPORTED" });
+		if (unreadable.includes(path)) return false;
+		// A file that went while the copy ran (a lock file, say) is not copied.
+		const stats = await fsPromises.lstat(path).catch(() => undefined);
+		if (!stats) return false;
+		if (stats.isSymbolicLink()) throw Object.assign(new Error(`fs.cp: ${path} is a link; forged tools may not copy or make links.`), { code: "ERR_FORGE_UNSUPPORTED" });
 		return true;
 	};
 	const { filter: _ignored, ...rest } = options && typeof options === "object" ? (options as Record<string, unknown>) : {};

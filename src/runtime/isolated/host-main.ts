@@ -9,6 +9,8 @@ import { MAX_WIRE_CHARS, NotPlainData, plainData } from "./wire.ts";
 
 interface HostOptions {
 	roots: string[];
+	/** Files no tool may read (see the fs facade). */
+	unreadable?: string[];
 	typeboxPath: string;
 	toolWorker: string;
 	preflightWorker: string;
@@ -57,7 +59,7 @@ const batch = new PreflightPool({
 	size: 2,
 	spawn: (limits) => {
 		const worker = new Worker(options.preflightWorker, {
-			workerData: { typeboxPath: options.typeboxPath, roots: options.roots, limits, safeEnv: { ...process.env }, shared: true },
+			workerData: { typeboxPath: options.typeboxPath, roots: options.roots, unreadable: options.unreadable ?? [], limits, safeEnv: { ...process.env }, shared: true },
 			resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 			stdout: true,
 			stderr: true,
@@ -113,7 +115,7 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 
 	const { port1, port2 } = new MessageChannel();
 	const worker = new Worker(options.toolWorker, {
-		workerData: { tool, limits, roots: options.roots, port: port2, safeEnv: { ...process.env }, typeboxPath: options.typeboxPath },
+		workerData: { tool, limits, roots: options.roots, unreadable: options.unreadable ?? [], port: port2, safeEnv: { ...process.env }, typeboxPath: options.typeboxPath },
 		transferList: [port2],
 		resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 		stdout: true,
@@ -255,7 +257,7 @@ async function stop(name: string, error: WireError): Promise<void> {
 function preflightWorker(limits: Limits): Preflight {
 	if (preflight) return preflight;
 	const worker = new Worker(options.preflightWorker, {
-		workerData: { typeboxPath: options.typeboxPath, roots: options.roots, limits, safeEnv: { ...process.env } },
+		workerData: { typeboxPath: options.typeboxPath, roots: options.roots, unreadable: options.unreadable ?? [], limits, safeEnv: { ...process.env } },
 		resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 		stdout: true,
 		stderr: true,

@@ -13,6 +13,8 @@ export interface HostSpawnOptions {
 	cwd: string;
 	/** Directories the host may read (the project, the temp dir, the toolbox, typebox); it may write none. */
 	readRoots: string[];
+	/** Files inside those no tool may read (the toolbox's health file and audit log): refused by the fs facade. */
+	unreadable?: string[];
 	/** Whether tools may use the network (Node 25 and later deny it otherwise; so does the OS sandbox). */
 	network: boolean;
 	/** The OS sandbox the host runs in, when there is one. */
@@ -47,6 +49,7 @@ export class HostProcess {
 		const { bundle } = options;
 		const hostOptions = JSON.stringify({
 			roots: options.readRoots,
+			unreadable: options.unreadable ?? [],
 			typeboxPath: options.typeboxPath,
 			toolWorker: bundle.toolWorker,
 			preflightWorker: bundle.preflightWorker,

@@ -33,6 +33,8 @@ export interface IsolatedRunnerOptions {
 	runtimeDir: string;
 	/** Extra directories no tool may write (the forge's config and grants). */
 	protectedDirs?: string[];
+	/** Files no tool may read, by any way (the toolbox's health file and audit log). */
+	unreadable?: string[];
 }
 
 /** How long a stopped worker may take to go before the whole host is killed. */
@@ -96,6 +98,7 @@ export class IsolatedRunner implements Runner {
 			grants: options.grants,
 			audit: options.audit,
 			commandEnv: safeEnvironment(process.env),
+			unreadable: (options.unreadable ?? []).map(real),
 			network: config.policy === "permissive",
 		});
 	}
@@ -372,6 +375,7 @@ export class IsolatedRunner implements Runner {
 			bundle,
 			cwd: config.cwd,
 			readRoots: [this.projectDir, this.tempDir, real(config.toolboxDir), typebox.root],
+			unreadable: (this.options.unreadable ?? []).map(real),
 			network: !this.limits.networkOff,
 			sandbox,
 			env: safeEnvironment(process.env),

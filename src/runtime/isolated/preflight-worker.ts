@@ -33,6 +33,8 @@ interface PreflightJob {
 export interface PreflightWorkerData {
 	typeboxPath: string;
 	roots: string[];
+	/** Files inside the roots no tool may read. */
+	unreadable?: string[];
 	limits: Limits;
 	safeEnv: Record<string, string>;
 	/** A batch worker: several modules in turn, as long as none changes what they share. */
@@ -45,7 +47,7 @@ harden(data.limits);
 // A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
 const typebox: unknown = data.shared ? createRequire(import.meta.url)(data.typeboxPath) : undefined;
 installEnvironment(broker, data.safeEnv);
-const { fs, promises } = createFsFacade(broker, data.roots, process.cwd());
+const { fs, promises } = createFsFacade(broker, data.roots, process.cwd(), data.unreadable);
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };
 const provide = (specifier: string) => {
 	const bare = specifier.replace(/^node:/, "");

@@ -166,6 +166,8 @@ export interface ToolWorkerData {
 	tool: HostTool;
 	limits: Limits;
 	roots: string[];
+	/** Files inside the roots no tool may read. */
+	unreadable: string[];
 	port: MessagePort;
 	safeEnv: Record<string, string>;
 	typeboxPath: string;

@@ -32,7 +32,7 @@ installEnvironment(broker, data.safeEnv);
 // Kept off the network, a tool still fetches: each host is a capability pi's process decides on, and makes the request.
 if (data.limits.networkOff) globalThis.fetch = createBrokeredFetch(broker, Request, Response);
 
-const { fs, promises } = createFsFacade(broker, data.roots, cwd);
+const { fs, promises } = createFsFacade(broker, data.roots, cwd, data.unreadable);
 const childProcess = createChildProcessFacade(broker);
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: childProcess };
 const provide = (specifier: string) => {

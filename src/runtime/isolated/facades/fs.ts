@@ -29,7 +29,7 @@ const FD_WRITES = ["write", "writev", "ftruncate", "fchmod", "fchown", "futimes"
  * (or one overlooked here) cannot reach past the policy. Descriptors are the runner host's too (its channel to pi's
  * process among them): a tool may use only those it opened itself.
  */
-export function createFsFacade(broker: Brokered, roots: string[], cwd: string): FsFacade {
+export function createFsFacade(broker: Brokered, roots: string[], cwd: string, unreadable: string[] = []): FsFacade {
 	const toPath = (value: unknown): unknown => {
 		if (typeof value === "string") return resolve(cwd, value);
 		if (value instanceof URL) return fileURLToPath(value);
@@ -37,15 +37,22 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string): 
 		return value;
 	};
 	const inRoots = (path: string) => roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
+	/** The forge's own files (its health file, its audit log) are no tool's to read, by any path or link. */
+	const checkReadable = (real: string) => {
+		if (unreadable.includes(real)) throw Object.assign(new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`), { code: "EACCES", path: real });
+	};
 	/** A read stays local when its real target is inside the roots (a symlink pointing out makes it brokered). */
 	const isLocal = (path: unknown): boolean => {
 		if (typeof path !== "string") return true;
+		let real: string;
 		try {
-			return inRoots(realFs.realpathSync.native(path));
+			real = realFs.realpathSync.native(path);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			return code === "ENOENT" || code === "ENOTDIR" ? inRoots(path) : false;
 		}
+		checkReadable(real);
+		return inRoots(real);
 	};
 	const denied = (error: unknown) => (error as NodeJS.ErrnoException)?.code === "ERR_ACCESS_DENIED";
 	const unsupported = (message: string) => Object.assign(new Error(message), { code: "ERR_FORGE_UNSUPPORTED" });
