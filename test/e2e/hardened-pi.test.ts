@@ -160,6 +160,14 @@ describe("class 6: secrets are never stored raw", () => {
 		expect(readFileSync(join(toolbox, ".forge-health.json"), "utf8")).toContain("[redacted openai-api-key]");
 		for (const file of [".forge-health.json", ".forge-audit.jsonl"]) expect(statSync(join(toolbox, file)).mode & 0o777).toBe(0o600);
 	});
+
+	it("no tool, even a permissive one, can read the health file or the audit log", async () => {
+		for (const file of [".forge-health.json", ".forge-audit.jsonl"]) {
+			const event = await forgeAndUse("state-reader", `import { readFileSync } from "node:fs";\nreturn readFileSync(".pi/forge/extensions/${file}", "utf8");`);
+			expect(event.isError).toBe(true);
+			expect(event.text).toContain("one of Agent Forge's own files, which forged tools may not read");
+		}
+	});
 });
 
 describe("class 8: a call's code ends with the call", () => {
