@@ -31,8 +31,8 @@ describe("toJsonValue", () => {
 		const map = Array.prototype.map;
 		const keys = Object.keys;
 		try {
-			Array.prototype.map = () => ["hijacked"];
-			Object.keys = () => ["hijacked"];
+			Array.prototype.map = (() => ["hijacked"]) as unknown as typeof map;
+			Object.keys = (() => ["hijacked"]) as typeof keys;
 			expect(toJsonValue({ list: [1, 2], m: new Map([["k", 1]]), s: new Set([3]) })).toEqual({ list: [1, 2], m: { k: 1 }, s: [3] });
 		} finally {
 			Array.prototype.map = map;
@@ -82,7 +82,7 @@ describe("plainData", () => {
 	});
 
 	it.each([
-		["a WebAssembly.Module", new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), "it holds a WebAssembly.Module"],
+		["a WebAssembly.Module", new (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } }).WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])), "it holds a WebAssembly.Module"],
 		["shared memory", new Uint8Array(new SharedArrayBuffer(4)), "it holds shared memory"],
 		["a SharedArrayBuffer", new SharedArrayBuffer(4), "it holds a SharedArrayBuffer"],
 		["a Map", new Map(), "it holds a Map"],
