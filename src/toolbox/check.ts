@@ -1,5 +1,6 @@
 // Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
 // runner, its tests — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
+// Several tools at once, their loads in the runner's batch workers (as the re-checks at pi's start).
 import { type ForgeErrorData, ForgeError } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import { testFailure } from "../forge/tool-tests.ts";
@@ -17,11 +18,17 @@ export interface ToolVerdict {
 	error?: ForgeErrorData;
 }
 
+const CHECK_CONCURRENCY = 8;
+
 export async function checkToolbox(toolbox: Toolbox, names?: string[]): Promise<ToolVerdict[]> {
 	const onDisk = [...(await toolbox.store.listStamps()).keys()].sort();
 	const wanted = names?.length ? onDisk.filter((name) => names.includes(name)) : onDisk;
-	const verdicts: ToolVerdict[] = [];
-	for (const name of wanted) verdicts.push(await checkTool(toolbox, name));
+	const verdicts: ToolVerdict[] = new Array(wanted.length);
+	let next = 0;
+	const worker = async () => {
+		for (let i = next++; i < wanted.length; i = next++) verdicts[i] = await checkTool(toolbox, wanted[i]);
+	};
+	await Promise.all(Array.from({ length: CHECK_CONCURRENCY }, worker));
 	for (const name of names ?? []) {
 		if (!onDisk.includes(name)) verdicts.push({ name, ok: false, error: { phase: "not-found", message: `There is no forged tool named '${name}'.` } });
 	}
@@ -36,7 +43,7 @@ async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
 	const meta = parseMeta(metaText, name);
 	if (!meta.ok) return broken(meta.error);
 	const edited = meta.value.hash !== hashSource(source);
-	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.runner.preflight);
+	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.runner.preflightBatch ?? toolbox.runner.preflight);
 	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
 	const tests = meta.value.tests ?? [];
 	if (tests.length === 0) return { name, ok: true, version: meta.value.version, edited };
