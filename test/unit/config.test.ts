@@ -19,6 +19,8 @@ describe("readConfig", () => {
 				activeLimit: 12,
 				activeChars: 1600,
 				pinned: [],
+				sandbox: "auto",
+				suggest: true,
 				cwd,
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),
@@ -28,6 +30,20 @@ describe("readConfig", () => {
 		});
 		expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
 		expect(DEFAULT_MAX_MEMORY_MB).toBe(512);
+	});
+
+	it("PI_FORGE_SANDBOX: off turns it off; anything else keeps it, and a value it cannot read is reported", () => {
+		expect(readConfig(cwd, { PI_FORGE_SANDBOX: "off" }).config.sandbox).toBe("off");
+		expect(readConfig(cwd, { PI_FORGE_SANDBOX: "OFF " }).config.sandbox).toBe("off");
+		const typo = readConfig(cwd, { PI_FORGE_SANDBOX: "of" });
+		expect(typo.config.sandbox).toBe("auto");
+		expect(typo.problems.map((p) => p.message)).toEqual([expect.stringContaining("PI_FORGE_SANDBOX=of is not auto or off; using auto")]);
+	});
+
+	it("PI_FORGE_SUGGEST=off silences the suggestions; PI_FORGE_NODE names the runner's Node", () => {
+		expect(readConfig(cwd, { PI_FORGE_SUGGEST: "off" }).config.suggest).toBe(false);
+		expect(readConfig(cwd, { PI_FORGE_SUGGEST: "on" }).config.suggest).toBe(true);
+		expect(readConfig(cwd, { PI_FORGE_NODE: " /opt/node24/bin/node " }).config.nodePath).toBe("/opt/node24/bin/node");
 	});
 
 	it("takes an absolute PI_FORGE_DIR as it is", () => {

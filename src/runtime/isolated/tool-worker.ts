@@ -30,7 +30,7 @@ const cwd = process.cwd();
 harden(data.limits);
 installEnvironment(broker, data.safeEnv);
 // Kept off the network, a tool still fetches: each host is a capability pi's process decides on, and makes the request.
-if (data.limits.networkOff) globalThis.fetch = createBrokeredFetch(broker, Request, Response);
+if (data.limits.networkOff) globalThis.fetch = createBrokeredFetch(broker, () => ({ Request, Response }));
 
 const { fs, promises } = createFsFacade(broker, data.roots, cwd, data.unreadable);
 const childProcess = createChildProcessFacade(broker);

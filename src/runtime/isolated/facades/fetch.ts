@@ -8,8 +8,13 @@ import type { Brokered } from "../worker-broker.ts";
 /** Request and response bodies above this fail the request. */
 export const MAX_NET_BODY_BYTES = 10 * 1024 * 1024;
 
-export function createBrokeredFetch(broker: Brokered, RequestClass: typeof Request, ResponseClass: typeof Response): typeof fetch {
+/**
+ * `classes` gives Request and Response when the first request is made: reading them loads Node's fetch machinery,
+ * which a worker that never fetches should not pay for at start.
+ */
+export function createBrokeredFetch(broker: Brokered, classes: () => { Request: typeof Request; Response: typeof Response }): typeof fetch {
 	const brokeredFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+		const { Request: RequestClass, Response: ResponseClass } = classes();
 		const request = new RequestClass(input, init);
 		const url = new URL(request.url);
 		if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`fetch: only http: and https: URLs can be fetched by a forged tool (${url.protocol})`);
