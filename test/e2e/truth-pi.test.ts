@@ -102,6 +102,22 @@ describe("an edit made while pi runs is what the next call runs", () => {
 		expect(run.toolEvents.map((e) => e.isError)).toEqual([false, false, true]);
 	});
 
+	it("written right before a call of the tool by its own name", async () => {
+		pi = await startPi({ extensionPaths: [INDEX] });
+		await pi.run("forge", [[{ name: "forge_tool", args: forgeArgs("direct", "v1") }], { text: "ok" }]);
+		const path = toolFile(pi.cwd, "direct");
+		const original = await readFile(path, "utf8");
+		const run = await pi.run("edit and call", [
+			async ({ toolNames }) => {
+				expect(toolNames).toContain("direct");
+				await writeFile(path, original.replace('return "v1";', 'return "v2";'));
+				return [{ name: "direct", args: {} }];
+			},
+			{ text: "ok" },
+		]);
+		expect(run.toolEvents[0]).toMatchObject({ toolName: "direct", isError: false, text: "v2" });
+	});
+
 	it("written with pi's own write tool", async () => {
 		pi = await startPi({ extensionPaths: [INDEX] });
 		await pi.run("forge", [[{ name: "forge_tool", args: forgeArgs("live", "v1") }], { text: "ok" }]);
