@@ -56,8 +56,9 @@ interface HostMessage {
 }
 interface RunnerInternals {
 	host?: { alive: boolean; send(message: unknown): void };
-	onMessage(message: HostMessage): void;
-	onExit(reason: string): void;
+	/** `from` is the host the message came from: the runner matches stops and results to it. */
+	onMessage(message: HostMessage, from: unknown): void;
+	onExit(process: unknown, reason: string): void;
 	ensureHost(): Promise<unknown>;
 	run: IsolatedRunner["run"];
 }
@@ -97,12 +98,12 @@ async function warmBreakdown(toolbox: Toolbox, runner: IsolatedRunner, calls: nu
 			t.sent = now();
 			callMessage ??= message;
 		}),
-		wrap(r, "onMessage", (onMessage) => (message: HostMessage) => {
+		wrap(r, "onMessage", (onMessage) => (message: HostMessage, from: unknown) => {
 			if (message.type === "result") {
 				t.result = now();
 				resultMessage ??= message;
 			}
-			onMessage(message);
+			onMessage(message, from);
 		}),
 		wrap(r, "run", (run) => async (request) => {
 			t.run = now();
@@ -323,14 +324,15 @@ async function main(): Promise<void> {
 		let hostExits = 0;
 		const r = internals(runaway.runner);
 		const undoRunaway = [
-			wrap(r, "onMessage", (onMessage) => (message: HostMessage) => {
+			// Every argument passes through: the runner matches a message to the host it came from.
+			wrap(r, "onMessage", (onMessage) => (message: HostMessage, from: unknown) => {
 				if (message.type === "stopped" && message.tool === "spin") stoppedAt ||= now();
-				onMessage(message);
+				onMessage(message, from);
 			}),
-			wrap(r, "onExit", (onExit) => (reason: string) => {
+			wrap(r, "onExit", (onExit) => (process: unknown, reason: string) => {
 				exitedAt ||= now();
 				hostExits++;
-				onExit(reason);
+				onExit(process, reason);
 			}),
 		];
 		const runs: Array<{ returnedMs: number; phase: string; goneMs?: number; gone: string; nextOk: boolean; nextMs: number; nextError?: string }> = [];
