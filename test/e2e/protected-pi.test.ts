@@ -1,7 +1,8 @@
-// Issue classes 1 and 2 through the real pi, under permissive (the weakest policy): a forged tool cannot plant code or
-// instructions where pi, git or another agent will pick them up, directly or by racing a folder swap against the check;
-// and the next pi start in that project loads nothing a tool wrote.
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+// Issue classes 1, 2 and 3 through the real pi: under permissive (the weakest policy) a forged tool cannot plant code or
+// instructions where pi, git or another agent will pick them up, directly or by racing a folder swap against the check,
+// and the next pi start in that project loads nothing a tool wrote; under prompt it cannot read past a link in the
+// project by naming the path as something other than a string.
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -73,5 +74,31 @@ describe("planting code or instructions through a forged tool (permissive)", () 
 		]);
 		expect(run.toolEvents.filter((event) => event.isError).map((event) => event.text)).toEqual([]);
 		expect(existsSync(join(cwd, ".pi", "forge", "config.json"))).toBe(false);
+	});
+
+	it("a link in the project to /etc, named by a Uint8Array, a URL-like object or after rewriting startsWith, reads nothing (prompt)", async () => {
+		const cwd = await makeTempDir("forge-reader");
+		symlinkSync("/etc", join(cwd, "etc-link"));
+		await pi?.dispose();
+		pi = await startPi({ extensionPaths: [INDEX], cwd, env: { PI_FORGE_POLICY: "prompt" } });
+		const noParams = { type: "object", properties: {} };
+		const reads = {
+			"read-bytes": 'import { readFileSync } from "node:fs";\nreturn readFileSync(new TextEncoder().encode("etc-link/hostname"), "utf8");',
+			"read-url-like": 'import { readFileSync } from "node:fs";\nreturn readFileSync({ href: "file://" + process.cwd() + "/etc-link/hostname", protocol: "file:" } as any, "utf8");',
+			"read-polluted": 'import { readFileSync } from "node:fs";\nString.prototype.startsWith = () => true;\nreturn readFileSync("etc-link/hostname", "utf8");',
+		};
+		const run = await pi.run("read", [
+			Object.entries(reads).map(([name, logic]) => ({ name: "forge_tool", args: { name, description: `The ${name} tool.`, parametersSchema: noParams, logic } })),
+			Object.keys(reads).map((name) => ({ name: "use_forge_tool", args: { name, args: {} } })),
+			{ text: "done" },
+		]);
+		const uses = run.toolEvents.filter((event) => event.toolName === "use_forge_tool");
+		expect(uses).toHaveLength(3);
+		for (const use of uses) {
+			expect(use.isError, use.text).toBe(true);
+			expect(use.text).toContain("(phase: permission)");
+			expect(use.text).toMatch(/may not read <outside the project>\/hostname: no UI to ask\./);
+			expect(use.text).not.toContain(readFileSync("/etc/hostname", "utf8").trim());
+		}
 	});
 });

@@ -22,6 +22,14 @@ const LOCAL_READS = ["opendir", "statfs", "watch", "watchFile", "unwatchFile", "
 /** Functions on a file descriptor that only read: allowed on descriptors the tool opened through this facade. */
 const FD_READS = ["read", "readv", "fstat", "close", "fsync", "fdatasync"];
 /** Functions that write through a descriptor: never (a descriptor may be the runner's own channel to pi). */
+// The built-ins the checks below use, saved when this module loads (before any tool code runs): a tool that rewrites
+// String.prototype.startsWith, Array.prototype.some, Buffer or URL cannot change what counts as inside the project.
+const stringStartsWith = Function.prototype.call.bind(String.prototype.startsWith) as (text: string, prefix: string) => boolean;
+const stringEndsWith = Function.prototype.call.bind(String.prototype.endsWith) as (text: string, suffix: string) => boolean;
+const isView = ArrayBuffer.isView;
+const bufferFrom = Buffer.from.bind(Buffer) as (buffer: ArrayBufferLike, offset: number, length: number) => Buffer;
+const SavedURL = URL;
+
 const FD_WRITES = ["write", "writev", "ftruncate", "fchmod", "fchown", "futimes"];
 
 /**
@@ -30,20 +38,37 @@ const FD_WRITES = ["write", "writev", "ftruncate", "fchmod", "fchown", "futimes"
  * process among them): a tool may use only those it opened itself.
  */
 export function createFsFacade(broker: Brokered, roots: string[], cwd: string, unreadable: string[] = []): FsFacade {
-	const toPath = (value: unknown): unknown => {
+	/**
+	 * Every path a tool names becomes one string before anything is checked: that string is what is checked and what
+	 * Node is given (a Uint8Array, a URL-like object or a getter could otherwise say one thing to the check and another
+	 * to Node).
+	 */
+	const toPath = (value: unknown): string => {
 		if (typeof value === "string") return resolve(cwd, value);
-		if (value instanceof URL) return fileURLToPath(value);
-		if (Buffer.isBuffer(value)) return resolve(cwd, value.toString());
-		return value;
+		if (value instanceof SavedURL) return fileURLToPath(value.href);
+		if (isView(value)) return resolve(cwd, bufferFrom(value.buffer, value.byteOffset, value.byteLength).toString());
+		if (typeof value === "object" && value !== null && "href" in value) {
+			const href = String((value as { href: unknown }).href);
+			if (stringStartsWith(href, "file:")) return fileURLToPath(href);
+		}
+		throw Object.assign(new TypeError("A path must be a string, a Buffer, a Uint8Array or a file: URL."), { code: "ERR_INVALID_ARG_TYPE" });
 	};
-	const inRoots = (path: string) => roots.some((root) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`));
+	const inRoots = (path: string) => {
+		for (let i = 0; i < roots.length; i++) {
+			const root = roots[i];
+			if (path === root || stringStartsWith(path, stringEndsWith(root, "/") ? root : `${root}/`)) return true;
+		}
+		return false;
+	};
 	/** The forge's own files (its health file, its audit log) are no tool's to read, by any path or link. */
 	const checkReadable = (real: string) => {
-		if (unreadable.includes(real)) throw Object.assign(new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`), { code: "EACCES", path: real });
+		for (let i = 0; i < unreadable.length; i++) {
+			if (unreadable[i] === real) throw Object.assign(new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`), { code: "EACCES", path: real });
+		}
 	};
 	/** A read stays local when its real target is inside the roots (a symlink pointing out makes it brokered). */
 	const isLocal = (path: unknown): boolean => {
-		if (typeof path !== "string") return true;
+		if (typeof path !== "string") return false;
 		let real: string;
 		try {
 			real = realFs.realpathSync.native(path);
@@ -80,7 +105,13 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		}
 		return copy;
 	};
-	const local = (paths: Array<[number, Access]>, args: unknown[]) => paths.every(([index, access]) => access === "read" && isLocal(args[index]));
+	const local = (paths: Array<[number, Access]>, args: unknown[]) => {
+		for (let i = 0; i < paths.length; i++) {
+			const [index, access] = paths[i];
+			if (access !== "read" || !isLocal(args[index])) return false;
+		}
+		return true;
+	};
 
 	const fs: Record<string, unknown> = {};
 	const promises: Record<string, unknown> = { constants: realFs.promises.constants };
