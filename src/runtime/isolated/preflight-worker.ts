@@ -17,7 +17,7 @@ import { installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
 import type { Limits, WireError } from "./protocol.ts";
-import { watchSharedState } from "./shared-state.ts";
+import { settleLazyGlobals, watchSharedState } from "./shared-state.ts";
 import { BrokerError, RefusingBroker } from "./worker-broker.ts";
 import { toWireJson } from "./wire.ts";
 
@@ -46,6 +46,7 @@ const broker = new RefusingBroker();
 harden(data.limits);
 // A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
 const typebox: unknown = data.shared ? createRequire(import.meta.url)(data.typeboxPath) : undefined;
+if (data.shared) settleLazyGlobals();
 installEnvironment(broker, data.safeEnv);
 const { fs, promises } = createFsFacade(broker, data.roots, process.cwd(), data.unreadable);
 const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };

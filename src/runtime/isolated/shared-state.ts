@@ -48,6 +48,15 @@ function same(a: Picture, b: Picture): boolean {
 	return true;
 }
 
+/**
+ * Makes the engine create the lazily defined globals now. Reading some of them loads Node's own modules (undici on
+ * Node 22), which read `process.env`: this must run before the environment facade is installed, or that read is
+ * refused and the worker's start fails.
+ */
+export function settleLazyGlobals(): void {
+	take(watchedObjects([]));
+}
+
 /** A check that answers whether everything watched is as it was when the check was made. */
 export function watchSharedState(extra: readonly unknown[] = []): () => boolean {
 	const objects = watchedObjects(extra);
