@@ -8,6 +8,7 @@ import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
 import type { RunOutcome, RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
 import { createPositionMapper, type PositionMapper } from "./source-map.ts";
 import { runtimeError } from "./runtime-error.ts";
+import { TIMEOUT_HINT } from "./runtime-error.ts";
 
 type Execute = (params: unknown, pi: unknown, ctx: ToolContext) => unknown;
 
@@ -48,7 +49,7 @@ export class InlineRunner implements Runner {
 				controller.abort(new Error("deadline"));
 				reject(new ForgeError("timeout", `'${tool.name}' did not finish within ${request.timeoutMs} ms; the call was abandoned.`, {
 					tool: tool.name,
-					hint: "Make the tool finish sooner (less input, fewer files, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
+					hint: TIMEOUT_HINT,
 				}));
 			}, request.timeoutMs);
 			controller.signal.addEventListener("abort", () => {

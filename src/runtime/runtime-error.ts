@@ -32,3 +32,7 @@ function describeThrown(value: unknown): string {
 		return String(value);
 	}
 }
+
+/** What a model can do about a deadline: a loop that never ends is a bug to fix; only a slow tool is a setting's business. */
+export const TIMEOUT_HINT =
+	"If the logic can loop forever or wait on something that never settles (a `while` whose condition never changes, a promise nobody resolves), fix that and call forge_tool again. If it is only slow, make it do less per call (less input, fewer files); the user can also raise PI_FORGE_TIMEOUT_MS.";

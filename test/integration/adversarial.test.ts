@@ -372,6 +372,8 @@ describe("resource attacks", () => {
 		const error = failure(value);
 		expect(error.phase).toBe("timeout");
 		expect(error.message).toBe(`'hang' did not finish within ${TIMEOUT_MS} ms and was stopped.`);
+		// A loop that never ends is the model's to fix, not a setting to raise.
+		expect(error.details.hint).toMatch(/^If the logic can loop forever .* fix that and call forge_tool again\. If it is only slow, .*the user can also raise PI_FORGE_TIMEOUT_MS\.$/);
 		expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
 		expect(ms).toBeLessThan(STOP_BOUND_MS);
 	});

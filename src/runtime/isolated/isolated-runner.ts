@@ -24,6 +24,7 @@ import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
 import { readWirePreflight, readWireResult } from "./wire.ts";
+import { TIMEOUT_HINT } from "../runtime-error.ts";
 
 export interface IsolatedRunnerOptions {
 	config: ForgeConfig;
@@ -206,7 +207,7 @@ export class IsolatedRunner implements Runner {
 				},
 				onTimeout: () => {
 					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
-						hint: "Make the tool finish sooner (less input, no loop that never ends, every promise settled), or raise PI_FORGE_TIMEOUT_MS.",
+						hint: TIMEOUT_HINT,
 					})));
 					this.stopTool(key, process);
 				},
