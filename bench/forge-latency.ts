@@ -18,6 +18,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const GOAL_P50_MS = 15;
 /** Issue 11's budget for a forge with the default runner, its preflight load in the sandboxed host. */
 const GOAL_ISOLATED_P50_MS = 20;
+const PACED_TOOLS = Number(process.env.BENCH_PACED_TOOLS ?? 40);
+const PACE_MS = 200;
 
 /** The literal reading of the spec: render, write both files, load with a fresh jiti, check the exports. */
 const typebox = locateTypebox().entry;
@@ -53,18 +55,27 @@ async function main(): Promise<void> {
 
 	for (let i = 0; i < WARMUP; i++) {
 		await forge(toolSpec("warm", i));
-		await forgeIsolated(toolSpec("warm", i));
 		await baselineForge(baselineDir, toolSpec("warm", i));
 	}
-	// Interleaved, so drift (GC, disk, CPU clock) hits every side alike.
+	// Interleaved, so drift (GC, disk, CPU clock) hits both sides alike.
 	const ours: number[] = [];
-	const oursIsolated: number[] = [];
 	const base: number[] = [];
 	for (let i = 0; i < TOOLS; i++) {
 		ours.push(await time(() => forge(toolSpec("tool", i))));
-		oursIsolated.push(await time(() => forgeIsolated(toolSpec("tool", i))));
 		base.push(await time(() => baselineForge(baselineDir, toolSpec("tool", i))));
 	}
+	// The default runner on its own: its host's background work (a fresh preflight worker after each load) would
+	// otherwise land in the inline runner's figures.
+	for (let i = 0; i < WARMUP; i++) await forgeIsolated(toolSpec("warm", i));
+	// At a model's pace (a forge per turn, seconds apart) the host has a fresh preflight worker ready; back to back it
+	// starts one per forge. Both are measured; the budget is for the first.
+	const oursIsolated: number[] = [];
+	for (let i = 0; i < PACED_TOOLS; i++) {
+		await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+		oursIsolated.push(await time(() => forgeIsolated(toolSpec("paced", i))));
+	}
+	const backToBack: number[] = [];
+	for (let i = 0; i < TOOLS; i++) backToBack.push(await time(() => forgeIsolated(toolSpec("tool", i))));
 	const sandbox = await isolated.runner.sandbox();
 	await toolbox.close();
 	await isolated.toolbox.close();
@@ -77,7 +88,9 @@ async function main(): Promise<void> {
 	const isoMet = iso.p50 <= GOAL_ISOLATED_P50_MS;
 	console.log();
 	line(`forge latency (${TOOLS} tools)`, `p50 ${ms(o.p50)}`, `p95 ${ms(o.p95)}`, `mean ${ms(o.mean)}`, `goal p50 ≤ ${GOAL_P50_MS} ms  ${mark(met)}`);
-	line(`default runner (${sandbox.kind === "bubblewrap" ? "isolated, OS sandbox" : "isolated, no OS sandbox"})`, `p50 ${ms(iso.p50)}`, `p95 ${ms(iso.p95)}`, `mean ${ms(iso.mean)}`, `goal p50 ≤ ${GOAL_ISOLATED_P50_MS} ms  ${mark(isoMet)}`);
+	line(`default runner, a model's pace (${sandbox.kind === "bubblewrap" ? "OS sandbox" : "no OS sandbox"})`, `p50 ${ms(iso.p50)}`, `p95 ${ms(iso.p95)}`, `mean ${ms(iso.mean)}`, `goal p50 ≤ ${GOAL_ISOLATED_P50_MS} ms  ${mark(isoMet)}`);
+	const b2b = stats(backToBack);
+	line("default runner, back to back", `p50 ${ms(b2b.p50)}`, `p95 ${ms(b2b.p95)}`, `mean ${ms(b2b.mean)}`);
 	line("baseline (write + jiti load)", `p50 ${ms(b.p50)}`, `p95 ${ms(b.p95)}`, `mean ${ms(b.mean)}`);
 	line("ratio ours/baseline", `p50 ${ratio(o.p50 / b.p50).padStart(9)}`, `p95 ${ratio(o.p95 / b.p95).padStart(9)}`);
 	// First vs last quarter: does a forge slow down as the toolbox grows?
@@ -90,7 +103,8 @@ async function main(): Promise<void> {
 		`forge latency (${TOOLS} tools)`,
 		[
 			{ metric: "forge p50", value: o.p50, unit: "ms", goal: `≤ ${GOAL_P50_MS} ms`, met },
-			{ metric: "forge p50, default runner", value: iso.p50, unit: "ms", goal: `≤ ${GOAL_ISOLATED_P50_MS} ms`, met: isoMet },
+			{ metric: "forge p50, default runner, a model's pace", value: iso.p50, unit: "ms", goal: `≤ ${GOAL_ISOLATED_P50_MS} ms`, met: isoMet },
+			{ metric: "forge p50, default runner, back to back", value: b2b.p50, unit: "ms" },
 			{ metric: "forge p95", value: o.p95, unit: "ms" },
 			{ metric: "forge mean", value: o.mean, unit: "ms" },
 			{ metric: "baseline p50", value: b.p50, unit: "ms" },
