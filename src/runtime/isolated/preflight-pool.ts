@@ -3,15 +3,9 @@
 // what the next would share (the worker says so: it is replaced, and a job it refused goes to a fresh one). Each load
 // has its own deadline here: a module whose top-level code never ends takes its worker down, not the other loads.
 import type { Worker } from "node:worker_threads";
-import type { Limits, WireError } from "./protocol.ts";
+import type { Limits, PreflightJob, WireError } from "./protocol.ts";
 
-export interface BatchJob {
-	callId: number;
-	stagedPath: string;
-	code: string;
-	map?: string;
-	expectedName: string;
-	file: string;
+export interface BatchJob extends PreflightJob {
 	limits: Limits;
 	/** How long the module's top-level code may run. */
 	timeoutMs: number;

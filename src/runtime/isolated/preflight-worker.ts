@@ -16,19 +16,11 @@ import { createChildProcessFacade } from "./facades/child-process.ts";
 import { installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
-import type { Limits, WireError } from "./protocol.ts";
+import type { Limits, PreflightJob, WireError } from "./protocol.ts";
 import { settleLazyGlobals, watchSharedState } from "./shared-state.ts";
 import { BrokerError, RefusingBroker } from "./worker-broker.ts";
 import { toWireJson } from "./wire.ts";
 
-interface PreflightJob {
-	callId: number;
-	stagedPath: string;
-	code: string;
-	map?: string;
-	expectedName: string;
-	file: string;
-}
 
 export interface PreflightWorkerData {
 	typeboxPath: string;

@@ -77,6 +77,16 @@ export interface InlineRequest {
 }
 
 /** An HTTP request a tool kept off the network asks pi's process to make (see facades/fetch.ts). */
+/** A module to preflight: its compiled code, where it is staged, the name its metadata must carry. */
+export interface PreflightJob {
+	callId: number;
+	stagedPath: string;
+	code: string;
+	map?: string;
+	expectedName: string;
+	file: string;
+}
+
 export interface NetRequest {
 	kind: "net";
 	url: string;
