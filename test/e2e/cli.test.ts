@@ -1,34 +1,10 @@
 // The real pi command line: `pi -e <repo dir>` loads Agent Forge from package.json's pi manifest, in json mode,
 // with a scripted model; two prompts are two agent runs, so the forged tool is called by name in the second.
-import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/pi-harness.ts";
-import { PI_CLI } from "../helpers/pi-line.ts";
+import { type JsonEvent, runPiJson } from "../helpers/pi-cli.ts";
 
-const REPO = resolve(import.meta.dirname, "../..");
-const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
-
-interface JsonEvent { type: string; toolName?: string; isError?: boolean; result?: { content?: Array<{ type: string; text?: string }> } }
-
-async function runPi(cwd: string, script: unknown[], prompts: string[]): Promise<{ events: JsonEvent[]; stderr: string; code: number | null }> {
-	const agentDir = await makeTempDir("forge-cli-agent");
-	const scriptPath = join(agentDir, "script.json");
-	await writeFile(scriptPath, JSON.stringify(script));
-	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...prompts], {
-		cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath },
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (d) => (stdout += d));
-	child.stderr.on("data", (d) => (stderr += d));
-	const code = await new Promise<number | null>((done) => child.on("close", done));
-	const events = stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as JsonEvent);
-	return { events, stderr, code };
-}
+const runPi = (cwd: string, script: unknown[], prompts: string[]) => runPiJson({ cwd, script, prompts });
 
 const toolEnds = (events: JsonEvent[]) =>
 	events.filter((e) => e.type === "tool_execution_end").map((e) => ({ tool: e.toolName, isError: e.isError, text: e.result?.content?.map((c) => c.text).join("") ?? "" }));

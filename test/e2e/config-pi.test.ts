@@ -1,16 +1,10 @@
 // Configuration problems through the real pi command line in json mode (no UI): a mistyped PI_FORGE_POLICY is
 // reported on stderr and means strict — a write that a remembered grant allows under prompt is refused.
-import { spawn } from "node:child_process";
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/pi-harness.ts";
-import { PI_CLI } from "../helpers/pi-line.ts";
-
-const REPO = resolve(import.meta.dirname, "../..");
-const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
-
-interface JsonEvent { type: string; toolName?: string; isError?: boolean; result?: { content?: Array<{ type: string; text?: string }> } }
+import { runPiJson } from "../helpers/pi-cli.ts";
 
 /** A project, a folder outside it and outside pi's temp dir, and an agent dir whose grants let 'writer' write there. */
 async function setUp() {
@@ -26,34 +20,23 @@ async function setUp() {
 }
 
 async function runPi(setup: Awaited<ReturnType<typeof setUp>>, policy: string, target: string) {
-	const script = join(setup.agentDir, `script-${policy}.json`);
 	const writer = {
 		name: "writer",
 		description: "Write a note to a file.",
 		parametersSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
 		logic: 'import { writeFile } from "node:fs/promises";\nawait writeFile(params.path, "note");\nreturn "written";',
 	};
-	await writeFile(script, JSON.stringify([
-		{ calls: [{ name: "forge_tool", args: writer }] },
-		{ calls: [{ name: "use_forge_tool", args: { name: "writer", args: { path: target } } }] },
-		{ text: "done" },
-	]));
-	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", "write a note"], {
+	const { code, stderr, ends } = await runPiJson({
 		cwd: setup.cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: setup.agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script, PI_FORGE_POLICY: policy, TMPDIR: setup.tmp },
-		stdio: ["ignore", "pipe", "pipe"],
+		agentDir: setup.agentDir,
+		prompts: ["write a note"],
+		env: { PI_FORGE_POLICY: policy, TMPDIR: setup.tmp },
+		script: [
+			{ calls: [{ name: "forge_tool", args: writer }] },
+			{ calls: [{ name: "use_forge_tool", args: { name: "writer", args: { path: target } } }] },
+			{ text: "done" },
+		],
 	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (d) => (stdout += d));
-	child.stderr.on("data", (d) => (stderr += d));
-	const code = await new Promise<number | null>((done) => child.on("close", done));
-	const ends = stdout
-		.split("\n")
-		.filter((line) => line.startsWith("{"))
-		.map((line) => JSON.parse(line) as JsonEvent)
-		.filter((e) => e.type === "tool_execution_end")
-		.map((e) => ({ tool: e.toolName, isError: e.isError, text: e.result?.content?.map((c) => c.text).join("") ?? "" }));
 	return { code, stderr, ends };
 }
 
