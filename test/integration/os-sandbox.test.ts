@@ -1,7 +1,8 @@
 // The OS sandbox (bubblewrap) around what forged tools run: a granted command may write the project, but not the
 // protected locations in it (the kernel refuses, whatever path or race leads there), nor anything outside the project
 // and the temp dir; the runner host runs in it too. CI installs bubblewrap (.ci/run), so these run there for real.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { bwrapArgs, describeSandbox, detectSandbox, sandboxed } from "../../src/runtime/isolated/os-sandbox.ts";
@@ -30,6 +31,15 @@ describe("finding the sandbox", () => {
 		expect(mac.kind).toBe("none");
 		expect(describeSandbox(mac)).toMatch(/^No OS sandbox: no OS sandbox is supported on darwin yet .* Forged tools are confined by Node's permission model and the broker only\.$/);
 		expect(sandboxed(mac, { writable: [], readOnly: [], network: false }, "node", ["x"])).toEqual({ command: "node", args: ["x"] });
+	});
+
+	it("hides a folder behind an empty one, then binds back what must stay visible, before anything writable", () => {
+		const args = bwrapArgs({ writable: ["/p"], readOnly: [], network: true, hidden: ["/home/u"], visible: ["/home/u/project", "/home/u/.nvm/v24"] });
+		const at = (flag: string, path: string) => args.findIndex((arg, i) => arg === flag && args[i + 1] === path);
+		expect(at("--tmpfs", "/home/u")).toBeGreaterThan(0);
+		expect(at("--ro-bind-try", "/home/u/project")).toBeGreaterThan(at("--tmpfs", "/home/u"));
+		expect(at("--ro-bind-try", "/home/u/.nvm/v24")).toBeGreaterThan(at("--tmpfs", "/home/u"));
+		expect(at("--bind", "/p")).toBeGreaterThan(at("--ro-bind-try", "/home/u/.nvm/v24"));
 	});
 
 	it("binds read-only over writable, and takes the network away unless kept", () => {
@@ -84,5 +94,24 @@ describe("a granted command runs in the sandbox", () => {
 		expect(host, commandLines.filter((line) => line.includes("host-main")).join("\n")).toBeDefined();
 		expect(host).toContain("--ro-bind / /");
 		expect(host).not.toContain("--bind /");
+		// The user's home is hidden from the host (its keys and credentials), the project here being elsewhere.
+		expect(host).toContain(`--tmpfs ${homedir()}`);
+	});
+
+	it("a project inside the home folder (hidden from the host but for what it reads) still reads and runs", async () => {
+		const cwd = mkdtempSync(join(homedir(), "forge-home-project-"));
+		try {
+			mkdirSync(join(cwd, "data"));
+			writeFileSync(join(cwd, "data", "x.txt"), "hello");
+			box = await isolatedToolbox({}, cwd);
+			const forged = await box.toolbox.forge(toolRequest("reader", 'import { readFileSync } from "node:fs";\nreturn readFileSync("data/x.txt", "utf8") + params.text;'), new Map());
+			expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
+			const used = await box.toolbox.use("reader", { text: "!" }, { host: noUI });
+			expect(used.ok ? used.value.content : used.error.message).toEqual([{ type: "text", text: "hello!" }]);
+		} finally {
+			await box?.toolbox.close();
+			box = undefined;
+			rmSync(cwd, { recursive: true, force: true });
+		}
 	});
 });

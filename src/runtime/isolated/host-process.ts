@@ -4,7 +4,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { HostBundle } from "./bundle.ts";
 import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { isInside } from "../../policy/paths.ts";
 import type { FromHost, ToHost } from "./protocol.ts";
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname } from "node:path";
 
 export interface HostSpawnOptions {
 	/** The Node binary to run, and its version (which picks the permission flags). */
@@ -64,8 +68,12 @@ export class HostProcess {
 			bundle.hostMain,
 			hostOptions,
 		];
-		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only.
-		const { command, args } = sandboxed(options.sandbox, { writable: [], readOnly: [], network: options.network }, options.node.path, nodeArgs);
+		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only,
+		// and the user's home is an empty folder but for what the host reads there (the project, its code, Node).
+		const home = homedir();
+		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) => isInside(path, home));
+		const hidden = home && home !== "/" && !options.readRoots.some((root) => isInside(home, root)) ? [home] : [];
+		const { command, args } = sandboxed(options.sandbox, { writable: [], readOnly: [], network: options.network, hidden, visible: hidden.length ? visible : [] }, options.node.path, nodeArgs);
 		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced", detached: true });
 		this.child = child;
 		child.stderr!.on("data", (chunk: Buffer) => {
@@ -109,4 +117,15 @@ export class HostProcess {
 			this.child.kill("SIGKILL");
 		}
 	}
+}
+
+/** The installation a Node binary belongs to (`…/node-v24/bin/node` → `…/node-v24`): its libraries sit beside it. */
+function nodeRoot(nodePath: string): string {
+	let real = nodePath;
+	try {
+		real = realpathSync(nodePath);
+	} catch {
+		// not there: the start fails and says so
+	}
+	return dirname(dirname(real));
 }

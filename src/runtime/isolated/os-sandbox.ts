@@ -16,6 +16,10 @@ export interface SandboxSpec {
 	readOnly: string[];
 	/** Whether the process keeps the network (otherwise it gets a network namespace of its own, with nothing in it). */
 	network: boolean;
+	/** Folders replaced by an empty one (the user's home: keys, credentials, other projects)… */
+	hidden?: string[];
+	/** …except these paths inside them, bound back read-only (the project, the runner's code, Node itself). */
+	visible?: string[];
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
@@ -38,6 +42,8 @@ export async function detectSandbox(setting: "auto" | "off" = "auto", platform =
 /** bubblewrap's arguments for `spec`, up to (not including) the `--` before the command. */
 export function bwrapArgs(spec: SandboxSpec): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+	for (const path of spec.hidden ?? []) args.push("--tmpfs", path);
+	for (const path of spec.visible ?? []) args.push("--ro-bind-try", path, path);
 	for (const path of spec.writable) args.push("--bind", path, path);
 	// After the writable folders, so they win inside them; a path that does not exist cannot be bound (and so is not).
 	for (const path of spec.readOnly) args.push("--ro-bind-try", path, path);
