@@ -79,16 +79,17 @@ describe("the TUI", () => {
 	});
 
 	it("without an OS sandbox the status bar and /forge say so", async () => {
-		tui = await startTui([{ text: "ok" }], { env: { PI_FORGE_SANDBOX: "off" } });
-		let screen = await prompt(tui, "hello", "ok");
+		// A reply no other text on the screen contains ("ok" is in pi's own start-up help): the run is over when it shows.
+		tui = await startTui([{ text: "the model has answered" }], { env: { PI_FORGE_SANDBOX: "off" } });
+		let screen = await prompt(tui, "hello", "the model has answered");
 		expect(screen).toContain("Forge Tier: Cold Anvil (0 tools · 1 to Apprentice) · no OS sandbox");
 		screen = await prompt(tui, "/forge", "No OS sandbox");
 		expect(screen).toContain("No OS sandbox: turned off (PI_FORGE_SANDBOX=off).");
 	});
 
 	it("/forge completes sub-commands and tool names", async () => {
-		tui = await startTui([forge("word-count", "return params.text.split(/\\s+/).length;"), { text: "ok" }]);
-		await prompt(tui, "forge", "ok");
+		tui = await startTui([forge("word-count", "return params.text.split(/\\s+/).length;"), { text: "the model has answered" }]);
+		await prompt(tui, "forge", "the model has answered");
 		tui.type("/forge sh");
 		await tui.waitFor("metadata, health, history and source of one tool");
 		tui.press("Tab");
