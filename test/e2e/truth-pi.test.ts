@@ -1,15 +1,14 @@
 // Every answer is true at the moment it is given, through the real pi: a tool broken or fixed by hand while pi was
 // closed, tools committed by a pi killed in the middle of a burst of forges, and an edit made while pi runs — each seen
 // at the very first call or listing, without waiting for the start-up comparison or the watcher.
-import { spawn } from "node:child_process";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { burstAndKill } from "../helpers/forge-burst.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const INDEX = join(REPO, "index.ts");
-const BURST = join(REPO, "test", "fixtures", "forge-burst.ts");
 /** A killed process leaves its lock behind: taken over after 2 s rather than the default 5 s. */
 const FAST_STALE = { PI_FORGE_LOCK_STALE_MS: "2000" };
 
@@ -135,17 +134,3 @@ describe("an edit made while pi runs is what the next call runs", () => {
 	});
 });
 
-/** Forges into `cwd` in a child process until `after` forges are done, then kills it with SIGKILL. */
-async function burstAndKill(cwd: string, after: number): Promise<void> {
-	const child = spawn(process.execPath, ["--import", "jiti/register", BURST, cwd], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
-	let forged = 0;
-	await new Promise<void>((done) => {
-		child.stdout.on("data", (chunk: Buffer) => {
-			forged += chunk.toString().split("\n").filter(Boolean).length;
-			if (forged >= after) done();
-		});
-		child.on("exit", () => done());
-	});
-	child.kill("SIGKILL");
-	await new Promise((done) => child.on("exit", done));
-}

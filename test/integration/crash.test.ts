@@ -1,8 +1,7 @@
 // kill -9 in the middle of a burst of forges, then a start: every tool whole, no temp files left, registry valid.
 // And a lock left behind by a killed process is taken over.
-import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, utimes } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/runtime/inline-runner.ts";
@@ -12,27 +11,10 @@ import { hashSource, parseMeta } from "../../src/store/tool-files.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
+import { burstAndKill } from "../helpers/forge-burst.ts";
 
-const BURST = resolve(import.meta.dirname, "../fixtures/forge-burst.ts");
 /** The killed process leaves its lock behind: take it over after 2 s, Node's minimum, rather than the default 5 s. */
 const FAST_STALE = { PI_FORGE_LOCK_STALE_MS: "2000" };
-
-/** Starts the burst, waits until it has forged `after` tools, then SIGKILLs it a random few milliseconds later. */
-async function burstAndKill(cwd: string, after: number): Promise<number> {
-	const child = spawn(process.execPath, ["--import", "jiti/register", BURST, cwd], { stdio: ["ignore", "pipe", "inherit"] });
-	let forged = 0;
-	await new Promise<void>((done) => {
-		child.stdout.on("data", (chunk: Buffer) => {
-			forged += chunk.toString().split("\n").filter(Boolean).length;
-			if (forged >= after) done();
-		});
-		child.on("exit", () => done());
-	});
-	await new Promise((wait) => setTimeout(wait, Math.floor(Math.random() * 15)));
-	child.kill("SIGKILL");
-	await new Promise((done) => child.on("exit", done));
-	return forged;
-}
 
 async function expectWhole(cwd: string): Promise<void> {
 	const { config } = readConfig(cwd, FAST_STALE);
@@ -61,7 +43,7 @@ describe("crashes", () => {
 	it("kill -9 during a burst of forges, six times over: every tool whole after each start", async () => {
 		const cwd = await makeTempDir("forge-crash");
 		for (let round = 0; round < 6; round++) {
-			await burstAndKill(cwd, 3 + round * 2);
+			await burstAndKill(cwd, 3 + round * 2, 15);
 			await expectWhole(cwd);
 		}
 	}, 120_000);
