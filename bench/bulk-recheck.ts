@@ -11,13 +11,13 @@
 //
 // Baseline, measured in the same run on BENCH_BASELINE of the same edited tools: the way before, one tool after the
 // other, each checked with its load in a fresh worker (verifyToolFile with the runner's per-forge preflight).
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { verifyToolFile } from "../src/forge/check-source.ts";
 import { hashSource } from "../src/store/tool-files.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
-import { generateToolbox, generatedTools } from "../test/helpers/big-toolbox.ts";
-import { type Metric, benchEnv, benchHost, mark, stats, table, tempDir, writeResult } from "./lib.ts";
+import { generatedTools, generateToolbox } from "../test/helpers/big-toolbox.ts";
+import { benchEnv, benchHost, type Metric, mark, stats, table, tempDir, writeResult } from "./lib.ts";
 
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 1_000);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
@@ -49,13 +49,24 @@ function apply(dir: string, scenario: Scenario, tag: string, forgedMeta: Map<str
 		const source = `${readFileSync(tsPath, "utf8")}\n// ${tag}\n`;
 		writeFileSync(tsPath, source);
 		if (scenario === "pull") {
-			const meta = JSON.parse(readFileSync(jsonPath, "utf8")) as { hash: string; version: number; updatedAt: string };
-			writeFileSync(jsonPath, `${JSON.stringify({ ...meta, hash: hashSource(source), version: meta.version + 1, updatedAt: new Date().toISOString() }, null, "\t")}\n`);
+			const meta = JSON.parse(readFileSync(jsonPath, "utf8")) as {
+				hash: string;
+				version: number;
+				updatedAt: string;
+			};
+			writeFileSync(
+				jsonPath,
+				`${JSON.stringify({ ...meta, hash: hashSource(source), version: meta.version + 1, updatedAt: new Date().toISOString() }, null, "\t")}\n`,
+			);
 		}
 	}
 }
 
-async function measure(cwd: string, agentDir: string, probe: { name: string; args: Record<string, unknown> }): Promise<Run> {
+async function measure(
+	cwd: string,
+	agentDir: string,
+	probe: { name: string; args: Record<string, unknown> },
+): Promise<Run> {
 	const env = { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir };
 	const started = performance.now();
 	const opened = await openToolbox(cwd, env, { verify: "background" });
@@ -78,7 +89,13 @@ async function measure(cwd: string, agentDir: string, probe: { name: string; arg
 	const recheckMs = since();
 	await Promise.all([call, list]);
 	const entries = toolbox.entries();
-	const run = { recheckMs, firstCallMs, firstListMs, listComplete, broken: entries.filter((e) => e.status === "broken").length };
+	const run = {
+		recheckMs,
+		firstCallMs,
+		firstListMs,
+		listComplete,
+		broken: entries.filter((e) => e.status === "broken").length,
+	};
 	await toolbox.close();
 	return run;
 }
@@ -89,10 +106,20 @@ async function baseline(cwd: string, agentDir: string): Promise<number> {
 	const dir = toolbox.config.toolboxDir;
 	const files = tsFiles(dir).slice(0, BASELINE);
 	// The host started and one load done first, as in a running pi.
-	await verifyToolFile(files[0].slice(6, -3), join(dir, files[0]), readFileSync(join(dir, files[0]), "utf8"), runner.preflight);
+	await verifyToolFile(
+		files[0].slice(6, -3),
+		join(dir, files[0]),
+		readFileSync(join(dir, files[0]), "utf8"),
+		runner.preflight,
+	);
 	const started = performance.now();
 	for (const file of files) {
-		const checked = await verifyToolFile(file.slice(6, -3), join(dir, file), readFileSync(join(dir, file), "utf8"), runner.preflight);
+		const checked = await verifyToolFile(
+			file.slice(6, -3),
+			join(dir, file),
+			readFileSync(join(dir, file), "utf8"),
+			runner.preflight,
+		);
 		if (!checked.ok) throw new Error(`${file}: ${checked.error.message}`);
 	}
 	const perTool = (performance.now() - started) / files.length;
@@ -111,9 +138,13 @@ async function main(): Promise<void> {
 		await generateToolbox(pristineDir, TOOLS, { seed: SEED });
 		// One start as pi makes it, so that the toolbox has what a used one has (history, .gitignore, a sound registry).
 		await (await openToolbox(pristine, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir })).toolbox.close();
-		const last = generatedTools(TOOLS, SEED).sort((a, b) => (a.name < b.name ? -1 : 1)).at(-1)!;
+		const last = generatedTools(TOOLS, SEED)
+			.sort((a, b) => (a.name < b.name ? -1 : 1))
+			.at(-1)!;
 		const probe = { name: last.name, args: last.sampleArgs };
-		console.log(`${TOOLS.toLocaleString("en-US")} generated tools; ${REPS} repetitions per scenario; the first call is of '${probe.name}'\n`);
+		console.log(
+			`${TOOLS.toLocaleString("en-US")} generated tools; ${REPS} repetitions per scenario; the first call is of '${probe.name}'\n`,
+		);
 
 		const runs: Record<Scenario, Run[]> = { pull: [], edited: [], known: [] };
 		for (let rep = 0; rep < REPS; rep++) {
@@ -121,13 +152,17 @@ async function main(): Promise<void> {
 			rmSync(cwd, { recursive: true, force: true });
 			cpSync(pristine, cwd, { recursive: true });
 			const dir = join(cwd, ".pi", "forge", "extensions");
-			const forgedMeta = new Map(tsFiles(dir).map((f) => [f, readFileSync(join(dir, f.replace(/\.ts$/, ".json")), "utf8")]));
+			const forgedMeta = new Map(
+				tsFiles(dir).map((f) => [f, readFileSync(join(dir, f.replace(/\.ts$/, ".json")), "utf8")]),
+			);
 			for (const scenario of ["pull", "edited", "known"] as const) {
 				// "known" follows "edited": its sources are the ones just re-checked, with the forge's metadata back.
 				apply(dir, scenario, `${scenario} ${rep}`, forgedMeta);
 				const run = await measure(cwd, agentDir, probe);
 				runs[scenario].push(run);
-				console.log(`  rep ${rep + 1} ${scenario.padEnd(6)} re-check ${run.recheckMs.toFixed(0)} ms, first call ${run.firstCallMs.toFixed(0)} ms, first list ${run.firstListMs.toFixed(0)} ms${run.listComplete ? "" : " (before all were in)"}, broken ${run.broken}`);
+				console.log(
+					`  rep ${rep + 1} ${scenario.padEnd(6)} re-check ${run.recheckMs.toFixed(0)} ms, first call ${run.firstCallMs.toFixed(0)} ms, first list ${run.firstListMs.toFixed(0)} ms${run.listComplete ? "" : " (before all were in)"}, broken ${run.broken}`,
+				);
 			}
 		}
 		const baseCwd = join(tmp.path, "rep-0");
@@ -141,17 +176,53 @@ async function main(): Promise<void> {
 			const list = stats(runs[scenario].map((r) => r.firstListMs)).p50;
 			const ratio = recheck / baseProjected;
 			metrics.push(
-				{ metric: `${scenario}: ${TOOLS} tools re-checked (p50)`, value: recheck, unit: "ms", goal: `≤ ${GOAL_MS} ms`, met: recheck <= GOAL_MS },
+				{
+					metric: `${scenario}: ${TOOLS} tools re-checked (p50)`,
+					value: recheck,
+					unit: "ms",
+					goal: `≤ ${GOAL_MS} ms`,
+					met: recheck <= GOAL_MS,
+				},
 				{ metric: `${scenario}: ratio to one at a time, fresh worker each`, value: ratio, unit: "×" },
 				{ metric: `${scenario}: first call of a changed tool (p50)`, value: call, unit: "ms" },
 				{ metric: `${scenario}: first listing (p50)`, value: list, unit: "ms" },
 			);
-			return [scenario, `${recheck.toFixed(0)} ms ${mark(recheck <= GOAL_MS)}`, `${ratio.toFixed(3)}× (${(baseProjected / recheck).toFixed(0)}× faster)`, `${call.toFixed(0)} ms`, `${list.toFixed(0)} ms`, String(Math.max(...runs[scenario].map((r) => r.broken)))];
+			return [
+				scenario,
+				`${recheck.toFixed(0)} ms ${mark(recheck <= GOAL_MS)}`,
+				`${ratio.toFixed(3)}× (${(baseProjected / recheck).toFixed(0)}× faster)`,
+				`${call.toFixed(0)} ms`,
+				`${list.toFixed(0)} ms`,
+				String(Math.max(...runs[scenario].map((r) => r.broken))),
+			];
 		});
-		console.log(`\nbaseline: one at a time, each load in a fresh worker: ${basePerTool.toFixed(1)} ms per tool (${BASELINE} tools) → ${(baseProjected / 1000).toFixed(1)} s for ${TOOLS.toLocaleString("en-US")}\n`);
-		console.log(table(["scenario", `re-check of ${TOOLS} (goal ≤ ${GOAL_MS} ms)`, "ratio to baseline", "first call", "first listing", "broken"], rows));
-		metrics.push({ metric: "baseline: one tool at a time, fresh worker each (per tool)", value: basePerTool, unit: "ms" });
-		writeResult("bulk-recheck", `bulk re-check: ${TOOLS} tools changed on disk, taken in at pi's start`, metrics, { runs, basePerTool, reps: REPS, baselineTools: BASELINE });
+		console.log(
+			`\nbaseline: one at a time, each load in a fresh worker: ${basePerTool.toFixed(1)} ms per tool (${BASELINE} tools) → ${(baseProjected / 1000).toFixed(1)} s for ${TOOLS.toLocaleString("en-US")}\n`,
+		);
+		console.log(
+			table(
+				[
+					"scenario",
+					`re-check of ${TOOLS} (goal ≤ ${GOAL_MS} ms)`,
+					"ratio to baseline",
+					"first call",
+					"first listing",
+					"broken",
+				],
+				rows,
+			),
+		);
+		metrics.push({
+			metric: "baseline: one tool at a time, fresh worker each (per tool)",
+			value: basePerTool,
+			unit: "ms",
+		});
+		writeResult("bulk-recheck", `bulk re-check: ${TOOLS} tools changed on disk, taken in at pi's start`, metrics, {
+			runs,
+			basePerTool,
+			reps: REPS,
+			baselineTools: BASELINE,
+		});
 	} finally {
 		tmp.cleanup();
 	}

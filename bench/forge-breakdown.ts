@@ -1,15 +1,15 @@
 // Where a forge's time goes: the stages of runForgePipeline + Toolbox.forge, called one by one in the same order
 // (same exported functions, same store), each timed. Figures only; the sum is close to, not equal to, a real forge.
 import { join } from "node:path";
-import { validateName } from "../src/forge/names.ts";
 import { checkImports } from "../src/forge/imports.ts";
+import { validateName } from "../src/forge/names.ts";
 import { preflightLoad } from "../src/forge/preflight.ts";
 import { renderTool } from "../src/forge/render.ts";
 import { loadTemplate } from "../src/forge/template.ts";
 import { transpile } from "../src/forge/transpile.ts";
 import { validateParametersSchema } from "../src/schema/parameters-schema.ts";
 import { emptyRegistry, entryFromMeta, serializeRegistry } from "../src/store/registry.ts";
-import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../src/store/tool-files.ts";
+import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../src/store/tool-files.ts";
 import { ToolboxStore } from "../src/store/toolbox-store.ts";
 import { line, ms, stats, tempDir, time, writeResult } from "./lib.ts";
 import { toolSpec } from "./tools.ts";
@@ -17,7 +17,17 @@ import { toolSpec } from "./tools.ts";
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 
-const STAGES = ["validate", "render", "transpile (esbuild ×2)", "import check (acorn)", "stage (2 durable writes)", "preflight (jiti load)", "promote (rename ×2 + stat)", "discard staging", "registry save"] as const;
+const STAGES = [
+	"validate",
+	"render",
+	"transpile (esbuild ×2)",
+	"import check (acorn)",
+	"stage (2 durable writes)",
+	"preflight (jiti load)",
+	"promote (rename ×2 + stat)",
+	"discard staging",
+	"registry save",
+] as const;
 type Stage = (typeof STAGES)[number];
 
 async function main(): Promise<void> {
@@ -43,15 +53,32 @@ async function main(): Promise<void> {
 			return schema.value;
 		});
 		const file = tsFileOf(spec.name);
-		const { source } = await step("render", () => renderTool(loadTemplate(), { name: spec.name, description: spec.description, parameters: params, logic: spec.logic }));
+		const { source } = await step("render", () =>
+			renderTool(loadTemplate(), {
+				name: spec.name,
+				description: spec.description,
+				parameters: params,
+				logic: spec.logic,
+			}),
+		);
 		const transpiled = await step("transpile (esbuild ×2)", () => transpile(source, file));
 		if (!transpiled.ok) throw transpiled.error;
 		const imports = await step("import check (acorn)", () => checkImports(transpiled.value.esm, file, source));
 		if (!imports.ok) throw imports.error;
 		const now = new Date().toISOString();
-		const meta: ToolMeta = { name: spec.name, description: spec.description, parameters: params, version: 1, hash: hashSource(source), createdAt: now, updatedAt: now };
+		const meta: ToolMeta = {
+			name: spec.name,
+			description: spec.description,
+			parameters: params,
+			version: 1,
+			hash: hashSource(source),
+			createdAt: now,
+			updatedAt: now,
+		};
 		const staged = await step("stage (2 durable writes)", () => store.stage(spec.name, source, serializeMeta(meta)));
-		const shape = await step("preflight (jiti load)", () => preflightLoad(staged.tsPath, transpiled.value.cjs.code, spec.name, file));
+		const shape = await step("preflight (jiti load)", () =>
+			preflightLoad(staged.tsPath, transpiled.value.cjs.code, spec.name, file),
+		);
 		if (!shape.ok) throw shape.error;
 		const promoted = await step("promote (rename ×2 + stat)", () => store.promote(staged));
 		await step("discard staging", () => store.discard(staged));
@@ -71,7 +98,13 @@ async function main(): Promise<void> {
 	console.log(`forge stage breakdown (${TOOLS} tools)`);
 	for (const stage of STAGES) {
 		const s = stats(samples.get(stage)!);
-		line(`  ${stage}`, `p50 ${ms(s.p50)}`, `p95 ${ms(s.p95)}`, `mean ${ms(s.mean)}`, `${((100 * s.mean) / total.mean).toFixed(0).padStart(3)}% of mean`);
+		line(
+			`  ${stage}`,
+			`p50 ${ms(s.p50)}`,
+			`p95 ${ms(s.p95)}`,
+			`mean ${ms(s.mean)}`,
+			`${((100 * s.mean) / total.mean).toFixed(0).padStart(3)}% of mean`,
+		);
 	}
 	line("  sum of stages", `p50 ${ms(total.p50)}`, `p95 ${ms(total.p95)}`, `mean ${ms(total.mean)}`);
 	console.log();
@@ -79,7 +112,14 @@ async function main(): Promise<void> {
 	writeResult(
 		"forge-breakdown",
 		`forge stage breakdown (${TOOLS} tools)`,
-		[...STAGES.map((stage) => ({ metric: `${stage} p50`, value: stats(samples.get(stage)!).p50, unit: "ms" as const })), { metric: "sum of stages p50", value: total.p50, unit: "ms" }],
+		[
+			...STAGES.map((stage) => ({
+				metric: `${stage} p50`,
+				value: stats(samples.get(stage)!).p50,
+				unit: "ms" as const,
+			})),
+			{ metric: "sum of stages p50", value: total.p50, unit: "ms" },
+		],
 		{ stages: Object.fromEntries(STAGES.map((s) => [s, stats(samples.get(s)!)])) },
 	);
 }

@@ -1,17 +1,17 @@
 // Forge latency: the real Toolbox.forge() (validate → … → promote) over 200 distinct tools, against a baseline that
 // does what the spec says literally: render, fs.writeFile the pair, load the .ts with a fresh jiti, check its exports.
 import { mkdir, writeFile } from "node:fs/promises";
-import { locateTypebox } from "../src/runtime/typebox.ts";
 import { join } from "node:path";
 import { createJiti } from "jiti";
 import { readConfig } from "../src/config.ts";
 import { renderTool } from "../src/forge/render.ts";
 import { loadTemplate } from "../src/forge/template.ts";
 import { InlineRunner } from "../src/runtime/inline-runner.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
-import { type ToolSpec, toolSpec } from "./tools.ts";
-import { benchEnv, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
+import { locateTypebox } from "../src/runtime/typebox.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
+import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { benchEnv, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
+import { type ToolSpec, toolSpec } from "./tools.ts";
 
 const TOOLS = Number(process.env.BENCH_TOOLS ?? 200);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
@@ -24,15 +24,35 @@ const PACE_MS = 200;
 /** The literal reading of the spec: render, write both files, load with a fresh jiti, check the exports. */
 const typebox = locateTypebox().entry;
 async function baselineForge(dir: string, spec: ToolSpec): Promise<void> {
-	const { source } = renderTool(loadTemplate(), { name: spec.name, description: spec.description, parameters: spec.parametersSchema, logic: spec.logic });
+	const { source } = renderTool(loadTemplate(), {
+		name: spec.name,
+		description: spec.description,
+		parameters: spec.parametersSchema,
+		logic: spec.logic,
+	});
 	const now = new Date().toISOString();
-	const meta = { name: spec.name, description: spec.description, parameters: spec.parametersSchema, version: 1, createdAt: now, updatedAt: now };
+	const meta = {
+		name: spec.name,
+		description: spec.description,
+		parameters: spec.parametersSchema,
+		version: 1,
+		createdAt: now,
+		updatedAt: now,
+	};
 	const tsPath = join(dir, `forge-${spec.name}.ts`);
-	await Promise.all([writeFile(tsPath, source), writeFile(join(dir, `forge-${spec.name}.json`), `${JSON.stringify(meta, null, "\t")}\n`)]);
+	await Promise.all([
+		writeFile(tsPath, source),
+		writeFile(join(dir, `forge-${spec.name}.json`), `${JSON.stringify(meta, null, "\t")}\n`),
+	]);
 	// The temp dir has no node_modules, so typebox is aliased as pi (and our preflight) alias it.
-	const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false, alias: { typebox, "@sinclair/typebox": typebox } });
+	const jiti = createJiti(import.meta.url, {
+		moduleCache: false,
+		fsCache: false,
+		alias: { typebox, "@sinclair/typebox": typebox },
+	});
 	const mod = (await jiti.import(tsPath)) as { metadata?: unknown; execute?: unknown };
-	if (typeof mod.metadata !== "object" || typeof mod.execute !== "function") throw new Error(`baseline: ${spec.name} has a bad shape`);
+	if (typeof mod.metadata !== "object" || typeof mod.execute !== "function")
+		throw new Error(`baseline: ${spec.name} has a bad shape`);
 }
 
 async function main(): Promise<void> {
@@ -44,7 +64,10 @@ async function main(): Promise<void> {
 	const toolbox = new Toolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
 	await toolbox.open();
 	// The default runner (isolated, in the OS sandbox where there is one): what a forge costs as users run it.
-	const isolated = await openToolbox(join(tmp.path, "isolated-project"), { ...benchEnv(), PI_CODING_AGENT_DIR: join(tmp.path, "agent") });
+	const isolated = await openToolbox(join(tmp.path, "isolated-project"), {
+		...benchEnv(),
+		PI_CODING_AGENT_DIR: join(tmp.path, "agent"),
+	});
 	const takenNames = new Map<string, string>();
 	const forgeIn = (box: Toolbox) => async (spec: ToolSpec) => {
 		const result = await box.forge(spec, takenNames);
@@ -87,8 +110,20 @@ async function main(): Promise<void> {
 	const met = o.p50 <= GOAL_P50_MS;
 	const isoMet = iso.p50 <= GOAL_ISOLATED_P50_MS;
 	console.log();
-	line(`forge latency (${TOOLS} tools)`, `p50 ${ms(o.p50)}`, `p95 ${ms(o.p95)}`, `mean ${ms(o.mean)}`, `goal p50 ≤ ${GOAL_P50_MS} ms  ${mark(met)}`);
-	line(`default runner, a model's pace (${sandbox.kind === "bubblewrap" ? "OS sandbox" : "no OS sandbox"})`, `p50 ${ms(iso.p50)}`, `p95 ${ms(iso.p95)}`, `mean ${ms(iso.mean)}`, `goal p50 ≤ ${GOAL_ISOLATED_P50_MS} ms  ${mark(isoMet)}`);
+	line(
+		`forge latency (${TOOLS} tools)`,
+		`p50 ${ms(o.p50)}`,
+		`p95 ${ms(o.p95)}`,
+		`mean ${ms(o.mean)}`,
+		`goal p50 ≤ ${GOAL_P50_MS} ms  ${mark(met)}`,
+	);
+	line(
+		`default runner, a model's pace (${sandbox.kind === "bubblewrap" ? "OS sandbox" : "no OS sandbox"})`,
+		`p50 ${ms(iso.p50)}`,
+		`p95 ${ms(iso.p95)}`,
+		`mean ${ms(iso.mean)}`,
+		`goal p50 ≤ ${GOAL_ISOLATED_P50_MS} ms  ${mark(isoMet)}`,
+	);
 	const b2b = stats(backToBack);
 	line("default runner, back to back", `p50 ${ms(b2b.p50)}`, `p95 ${ms(b2b.p95)}`, `mean ${ms(b2b.mean)}`);
 	line("baseline (write + jiti load)", `p50 ${ms(b.p50)}`, `p95 ${ms(b.p95)}`, `mean ${ms(b.mean)}`);
@@ -103,7 +138,13 @@ async function main(): Promise<void> {
 		`forge latency (${TOOLS} tools)`,
 		[
 			{ metric: "forge p50", value: o.p50, unit: "ms", goal: `≤ ${GOAL_P50_MS} ms`, met },
-			{ metric: "forge p50, default runner, a model's pace", value: iso.p50, unit: "ms", goal: `≤ ${GOAL_ISOLATED_P50_MS} ms`, met: isoMet },
+			{
+				metric: "forge p50, default runner, a model's pace",
+				value: iso.p50,
+				unit: "ms",
+				goal: `≤ ${GOAL_ISOLATED_P50_MS} ms`,
+				met: isoMet,
+			},
 			{ metric: "forge p50, default runner, back to back", value: b2b.p50, unit: "ms" },
 			{ metric: "forge p95", value: o.p95, unit: "ms" },
 			{ metric: "forge mean", value: o.mean, unit: "ms" },

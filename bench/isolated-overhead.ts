@@ -6,10 +6,25 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serialize } from "node:v8";
 import { hostBundle } from "../src/runtime/isolated/bundle.ts";
-import { parseNodeVersion, permissionFlag } from "../src/runtime/isolated/node-flags.ts";
 import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
+import { parseNodeVersion, permissionFlag } from "../src/runtime/isolated/node-flags.ts";
 import type { Toolbox } from "../src/toolbox/toolbox.ts";
-import { benchHost, inlineToolbox, isolatedToolbox, line, mark, ms as msN, ratio, type Stats, stats, table, tempDir, time, useOk, writeResult } from "./lib.ts";
+import {
+	benchHost,
+	inlineToolbox,
+	isolatedToolbox,
+	line,
+	mark,
+	ms as msN,
+	ratio,
+	type Stats,
+	stats,
+	table,
+	tempDir,
+	time,
+	useOk,
+	writeResult,
+} from "./lib.ts";
 import { toolArgs, toolSpec } from "./tools.ts";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -31,7 +46,11 @@ const sleep = (delay: number) => new Promise((resolve) => setTimeout(resolve, de
 const ADD = {
 	name: "add",
 	description: "Adds two numbers and returns their sum, product and a label.",
-	parametersSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+	parametersSchema: {
+		type: "object",
+		properties: { a: { type: "number" }, b: { type: "number" } },
+		required: ["a", "b"],
+	},
 	logic: "const sum = params.a + params.b;\nreturn { sum, product: params.a * params.b, label: `${params.a}+${params.b}` };",
 };
 const addArgs = (i: number) => ({ a: i, b: 2 * i + 1 });
@@ -84,7 +103,11 @@ const SEGMENTS = [
 ] as const;
 
 /** Warm isolated calls with timestamps at each hand-over; also captures one call message and one result message. */
-async function warmBreakdown(toolbox: Toolbox, runner: IsolatedRunner, calls: number): Promise<{ segments: Record<string, Stats>; callMessage: unknown; resultMessage: unknown }> {
+async function warmBreakdown(
+	toolbox: Toolbox,
+	runner: IsolatedRunner,
+	calls: number,
+): Promise<{ segments: Record<string, Stats>; callMessage: unknown; resultMessage: unknown }> {
 	const r = internals(runner);
 	const host = r.host;
 	if (!host?.alive) throw new Error("breakdown: the host is not running");
@@ -119,13 +142,27 @@ async function warmBreakdown(toolbox: Toolbox, runner: IsolatedRunner, calls: nu
 			const start = now();
 			await useOk(toolbox, "add", addArgs(i));
 			const end = now();
-			const parts = [t.run - start, t.send - t.run, t.sent - t.send, t.result - t.sent, t.runEnd - t.result, end - t.runEnd, end - start];
-			parts.forEach((x, j) => samples[j].push(x));
+			const parts = [
+				t.run - start,
+				t.send - t.run,
+				t.sent - t.send,
+				t.result - t.sent,
+				t.runEnd - t.result,
+				end - t.runEnd,
+				end - start,
+			];
+			parts.forEach((x, j) => {
+				samples[j].push(x);
+			});
 		}
 	} finally {
 		for (const undo of restore) undo();
 	}
-	return { segments: Object.fromEntries(SEGMENTS.map((name, j) => [name, stats(samples[j])])), callMessage, resultMessage };
+	return {
+		segments: Object.fromEntries(SEGMENTS.map((name, j) => [name, stats(samples[j])])),
+		callMessage,
+		resultMessage,
+	};
 }
 
 /** runner.run of the inline runner alone (no Toolbox around it), timed from inside Toolbox.use. */
@@ -173,13 +210,29 @@ parentPort.on("message", (message) => {
 `;
 
 /** Round trips of `callMessage` to a bare node child (started with the host's flags) answering `resultMessage`. */
-async function echoRoundTrips(dir: string, mode: "process" | "worker", callMessage: unknown, resultMessage: unknown, calls: number, warmup: number): Promise<Stats> {
+async function echoRoundTrips(
+	dir: string,
+	mode: "process" | "worker",
+	callMessage: unknown,
+	resultMessage: unknown,
+	calls: number,
+	warmup: number,
+): Promise<Stats> {
 	mkdirSync(dir, { recursive: true });
 	writeFileSync(join(dir, "echo-host.mjs"), ECHO_HOST);
 	writeFileSync(join(dir, "echo-worker.mjs"), ECHO_WORKER);
 	const child = spawn(
 		process.execPath,
-		[permissionFlag(parseNodeVersion(process.version)), `--allow-fs-read=${dir}`, "--allow-worker", "--disallow-code-generation-from-strings", "--no-warnings", "--max-old-space-size=256", join(dir, "echo-host.mjs"), mode],
+		[
+			permissionFlag(parseNodeVersion(process.version)),
+			`--allow-fs-read=${dir}`,
+			"--allow-worker",
+			"--disallow-code-generation-from-strings",
+			"--no-warnings",
+			"--max-old-space-size=256",
+			join(dir, "echo-host.mjs"),
+			mode,
+		],
 		{ cwd: dir, stdio: ["ignore", "ignore", "inherit", "ipc"], serialization: "advanced", detached: true },
 	);
 	let waiting: (() => void) | undefined;
@@ -249,8 +302,22 @@ async function main(): Promise<void> {
 		// Where a warm isolated call's time goes (instrumented calls, separate from the figures above).
 		const breakdown = await warmBreakdown(warmIso.toolbox, warmIso.runner, CALLS);
 		const inlineRun = await inlineRunTimes(warmInline, CALLS);
-		const echoProcess = await echoRoundTrips(join(root, "echo"), "process", breakdown.callMessage, breakdown.resultMessage, CALLS, WARMUP);
-		const echoWorker = await echoRoundTrips(join(root, "echo"), "worker", breakdown.callMessage, breakdown.resultMessage, CALLS, WARMUP);
+		const echoProcess = await echoRoundTrips(
+			join(root, "echo"),
+			"process",
+			breakdown.callMessage,
+			breakdown.resultMessage,
+			CALLS,
+			WARMUP,
+		);
+		const echoWorker = await echoRoundTrips(
+			join(root, "echo"),
+			"worker",
+			breakdown.callMessage,
+			breakdown.resultMessage,
+			CALLS,
+			WARMUP,
+		);
 		const callBytes = serialize(breakdown.callMessage).length;
 		const resultBytes = serialize(breakdown.resultMessage).length;
 		await close(warmIso.toolbox);
@@ -258,7 +325,10 @@ async function main(): Promise<void> {
 
 		// 2. Cold calls: the host is up, the tool's worker is not ---------------------------------------------------
 		const samplePath = join(root, "sample.txt");
-		writeFileSync(samplePath, Array.from({ length: 200 }, (_, i) => (i % 3 ? `line ${i}` : `line ${i} mentions forge`)).join("\n"));
+		writeFileSync(
+			samplePath,
+			Array.from({ length: 200 }, (_, i) => (i % 3 ? `line ${i}` : `line ${i} mentions forge`)).join("\n"),
+		);
 		const coldIso = track(await isolatedToolbox(join(root, "cold-isolated"), agentDir));
 		const coldInline = track(await inlineToolbox(join(root, "cold-inline")));
 		for (let i = 0; i < COLD_TOOLS; i++) {
@@ -290,13 +360,19 @@ async function main(): Promise<void> {
 		const freshInline: number[] = [];
 		for (let k = 0; k < FRESH_RUNNERS; k++) {
 			const box = track(await isolatedToolbox(freshCwd, agentDir));
-			if (box.rederived.length > 0) console.log(`note: opening re-derived ${box.rederived.join(", ")} (the host started before the timed call)`);
+			if (box.rederived.length > 0)
+				console.log(
+					`note: opening re-derived ${box.rederived.join(", ")} (the host started before the timed call)`,
+				);
 			let ready = 0;
 			const undo = wrap(internals(box.runner), "ensureHost", (ensureHost) => () => {
 				const host = ensureHost();
-				void host.then(() => {
-					ready ||= now();
-				}, () => undefined);
+				void host.then(
+					() => {
+						ready ||= now();
+					},
+					() => undefined,
+				);
 				return host;
 			});
 			const start = now();
@@ -314,8 +390,11 @@ async function main(): Promise<void> {
 		const freshN = stats(freshInline);
 
 		// 3. Runaway: `while (true) {}` past a 500 ms deadline ------------------------------------------------------
-		const runaway = track(await isolatedToolbox(join(root, "runaway"), agentDir, { PI_FORGE_TIMEOUT_MS: String(RUNAWAY_TIMEOUT_MS) }));
-		if (runaway.toolbox.config.timeoutMs !== RUNAWAY_TIMEOUT_MS) throw new Error(`runaway: timeout is ${runaway.toolbox.config.timeoutMs} ms, not ${RUNAWAY_TIMEOUT_MS}`);
+		const runaway = track(
+			await isolatedToolbox(join(root, "runaway"), agentDir, { PI_FORGE_TIMEOUT_MS: String(RUNAWAY_TIMEOUT_MS) }),
+		);
+		if (runaway.toolbox.config.timeoutMs !== RUNAWAY_TIMEOUT_MS)
+			throw new Error(`runaway: timeout is ${runaway.toolbox.config.timeoutMs} ms, not ${RUNAWAY_TIMEOUT_MS}`);
 		await forgeOk(runaway.toolbox, SPIN);
 		await forgeOk(runaway.toolbox, ADD);
 		await useOk(runaway.toolbox, "add", addArgs(0));
@@ -335,7 +414,15 @@ async function main(): Promise<void> {
 				onExit(process, reason);
 			}),
 		];
-		const runs: Array<{ returnedMs: number; phase: string; goneMs?: number; gone: string; nextOk: boolean; nextMs: number; nextError?: string }> = [];
+		const runs: Array<{
+			returnedMs: number;
+			phase: string;
+			goneMs?: number;
+			gone: string;
+			nextOk: boolean;
+			nextMs: number;
+			nextError?: string;
+		}> = [];
 		for (let k = 0; k < RUNAWAYS; k++) {
 			stoppedAt = 0;
 			exitedAt = 0;
@@ -369,41 +456,88 @@ async function main(): Promise<void> {
 		console.log(`\nwarm calls (${CALLS} each, after ${WARMUP} warm-up)`);
 		line("  isolated", `p50 ${ms3(warmI.p50)}`, `p95 ${ms3(warmI.p95)}`, `mean ${ms3(warmI.mean)}`);
 		line("  inline", `p50 ${ms3(warmN.p50)}`, `p95 ${ms3(warmN.p95)}`, `mean ${ms3(warmN.mean)}`);
-		line("  overhead (isolated − inline)", `p50 ${ms3(warmOverhead)}`, `p95 ${ms3(warmI.p95 - warmN.p95)}`, `${pad}goal p50 ≤ ${GOAL_WARM_OVERHEAD_P50_MS} ms  ${mark(warmMet)}`);
+		line(
+			"  overhead (isolated − inline)",
+			`p50 ${ms3(warmOverhead)}`,
+			`p95 ${ms3(warmI.p95 - warmN.p95)}`,
+			`${pad}goal p50 ≤ ${GOAL_WARM_OVERHEAD_P50_MS} ms  ${mark(warmMet)}`,
+		);
 		line("  isolated / inline", `p50 ${ratio(warmI.p50 / warmN.p50).padStart(10)}`);
 
 		console.log(`\nwhere a warm isolated call goes (${CALLS} instrumented calls; p50s do not add up exactly)`);
 		const seg = (name: string) => breakdown.segments[name];
-		console.log(table(["segment", "p50", "p95"], SEGMENTS.map((name) => [`  ${name}`, ms3(seg(name).p50), ms3(seg(name).p95)])));
-		console.log(table(
-			["for comparison", "p50", "p95"],
-			[
-				["  inline runner.run (same tool)", ms3(inlineRun.p50), ms3(inlineRun.p95)],
-				["  bare child process IPC round trip", ms3(echoProcess.p50), ms3(echoProcess.p95)],
-				["  bare child process + worker round trip", ms3(echoWorker.p50), ms3(echoWorker.p95)],
-			],
-		));
-		console.log(`  call message ${callBytes} bytes serialised (the tool's code and source map ride on every call), result ${resultBytes} bytes`);
+		console.log(
+			table(
+				["segment", "p50", "p95"],
+				SEGMENTS.map((name) => [`  ${name}`, ms3(seg(name).p50), ms3(seg(name).p95)]),
+			),
+		);
+		console.log(
+			table(
+				["for comparison", "p50", "p95"],
+				[
+					["  inline runner.run (same tool)", ms3(inlineRun.p50), ms3(inlineRun.p95)],
+					["  bare child process IPC round trip", ms3(echoProcess.p50), ms3(echoProcess.p95)],
+					["  bare child process + worker round trip", ms3(echoWorker.p50), ms3(echoWorker.p95)],
+				],
+			),
+		);
+		console.log(
+			`  call message ${callBytes} bytes serialised (the tool's code and source map ride on every call), result ${resultBytes} bytes`,
+		);
 
 		console.log(`\ncold calls: first call of ${COLD_TOOLS} tools, host already up, worker not`);
-		line("  isolated", `p50 ${ms2(coldI.p50)}`, `p95 ${ms2(coldI.p95)}`, `max ${ms2(coldI.max)}`, `goal p50 ≤ ${GOAL_COLD_P50_MS} ms  ${mark(coldMet)}   (p95 ${mark(coldI.p95 <= GOAL_COLD_P50_MS)})`);
-		line("  inline (first call, same tools)", `p50 ${ms2(coldN.p50)}`, `p95 ${ms2(coldN.p95)}`, `max ${ms2(coldN.max)}`);
+		line(
+			"  isolated",
+			`p50 ${ms2(coldI.p50)}`,
+			`p95 ${ms2(coldI.p95)}`,
+			`max ${ms2(coldI.max)}`,
+			`goal p50 ≤ ${GOAL_COLD_P50_MS} ms  ${mark(coldMet)}   (p95 ${mark(coldI.p95 <= GOAL_COLD_P50_MS)})`,
+		);
+		line(
+			"  inline (first call, same tools)",
+			`p50 ${ms2(coldN.p50)}`,
+			`p95 ${ms2(coldN.p95)}`,
+			`max ${ms2(coldN.max)}`,
+		);
 		line("  isolated / inline", `p50 ${ratio(coldI.p50 / coldN.p50).padStart(10)}`);
 
-		console.log(`\nfirst call of a fresh runner, host not started (${FRESH_RUNNERS} runners; informative: pi starts the host at session start)`);
+		console.log(
+			`\nfirst call of a fresh runner, host not started (${FRESH_RUNNERS} runners; informative: pi starts the host at session start)`,
+		);
 		line("  isolated, whole call", `p50 ${ms2(freshI.p50)}`, `max ${ms2(freshI.max)}`);
 		line("    of which until host ready", `p50 ${ms2(freshReady.p50)}`, `max ${ms2(freshReady.max)}`);
 		line("  inline (fresh toolbox)", `p50 ${ms2(freshN.p50)}`, `max ${ms2(freshN.max)}`);
 		line("  host bundle build (per process)", ms2(bundleMs));
 
 		console.log(`\nrunaway: while (true) {} with PI_FORGE_TIMEOUT_MS=${RUNAWAY_TIMEOUT_MS}, ${RUNAWAYS} times`);
-		line("  call returned − deadline", `p50 ${ms2(over.p50)}`, `max ${ms2(over.max)}`, `goal max ≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms  ${mark(stopMet)}`);
-		line("  worker gone − deadline", `p50 ${ms2(goneOver.p50)}`, `max ${ms2(goneOver.max)}`, `goal max ≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms  ${mark(goneMet)}`);
-		console.log(table(
-			["  #", "phase", "returned", "gone", "how", "next call"],
-			runs.map((run, k) => [`  ${k + 1}`, run.phase, ms2(run.returnedMs), run.goneMs === undefined ? "—" : ms2(run.goneMs), run.gone, run.nextOk ? `ok ${ms2(run.nextMs)}` : `FAILED: ${run.nextError}`]),
-		));
-		if (nextFailures.length) console.log(`  ✗ the next call of another tool failed after ${nextFailures.length} of ${RUNAWAYS} runaways`);
+		line(
+			"  call returned − deadline",
+			`p50 ${ms2(over.p50)}`,
+			`max ${ms2(over.max)}`,
+			`goal max ≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms  ${mark(stopMet)}`,
+		);
+		line(
+			"  worker gone − deadline",
+			`p50 ${ms2(goneOver.p50)}`,
+			`max ${ms2(goneOver.max)}`,
+			`goal max ≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms  ${mark(goneMet)}`,
+		);
+		console.log(
+			table(
+				["  #", "phase", "returned", "gone", "how", "next call"],
+				runs.map((run, k) => [
+					`  ${k + 1}`,
+					run.phase,
+					ms2(run.returnedMs),
+					run.goneMs === undefined ? "—" : ms2(run.goneMs),
+					run.gone,
+					run.nextOk ? `ok ${ms2(run.nextMs)}` : `FAILED: ${run.nextError}`,
+				]),
+			),
+		);
+		if (nextFailures.length)
+			console.log(`  ✗ the next call of another tool failed after ${nextFailures.length} of ${RUNAWAYS} runaways`);
 		else console.log(`  the next call of another tool succeeded after every runaway (host restarts: ${hostExits})`);
 		console.log();
 
@@ -415,24 +549,63 @@ async function main(): Promise<void> {
 				{ metric: "warm isolated p95", value: warmI.p95, unit: "ms" },
 				{ metric: "warm inline p50", value: warmN.p50, unit: "ms" },
 				{ metric: "warm inline p95", value: warmN.p95, unit: "ms" },
-				{ metric: "warm overhead p50 (isolated − inline)", value: warmOverhead, unit: "ms", goal: `≤ ${GOAL_WARM_OVERHEAD_P50_MS} ms`, met: warmMet },
+				{
+					metric: "warm overhead p50 (isolated − inline)",
+					value: warmOverhead,
+					unit: "ms",
+					goal: `≤ ${GOAL_WARM_OVERHEAD_P50_MS} ms`,
+					met: warmMet,
+				},
 				{ metric: "warm isolated / inline p50", value: warmI.p50 / warmN.p50, unit: "×" },
-				{ metric: "cold isolated p50", value: coldI.p50, unit: "ms", goal: `≤ ${GOAL_COLD_P50_MS} ms`, met: coldMet },
+				{
+					metric: "cold isolated p50",
+					value: coldI.p50,
+					unit: "ms",
+					goal: `≤ ${GOAL_COLD_P50_MS} ms`,
+					met: coldMet,
+				},
 				{ metric: "cold isolated p95", value: coldI.p95, unit: "ms" },
 				{ metric: "cold inline p50", value: coldN.p50, unit: "ms" },
 				{ metric: "cold isolated / inline p50", value: coldI.p50 / coldN.p50, unit: "×" },
 				{ metric: "first call incl. host start p50", value: freshI.p50, unit: "ms" },
 				{ metric: "first call incl. host start max", value: freshI.max, unit: "ms" },
 				{ metric: "runaway returned − deadline p50", value: over.p50, unit: "ms" },
-				{ metric: "runaway returned − deadline max", value: over.max, unit: "ms", goal: `≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms`, met: stopMet },
-				{ metric: "runaway worker gone − deadline max", value: goneOver.max, unit: "ms", goal: `≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms`, met: goneMet },
+				{
+					metric: "runaway returned − deadline max",
+					value: over.max,
+					unit: "ms",
+					goal: `≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms`,
+					met: stopMet,
+				},
+				{
+					metric: "runaway worker gone − deadline max",
+					value: goneOver.max,
+					unit: "ms",
+					goal: `≤ ${GOAL_STOP_AFTER_DEADLINE_MS} ms`,
+					met: goneMet,
+				},
 			],
 			{
 				calls: CALLS,
 				warmup: WARMUP,
-				warm: { isolated: warmI, inline: warmN, breakdown: breakdown.segments, inlineRun, echoProcess, echoWorker, callBytes, resultBytes },
+				warm: {
+					isolated: warmI,
+					inline: warmN,
+					breakdown: breakdown.segments,
+					inlineRun,
+					echoProcess,
+					echoWorker,
+					callBytes,
+					resultBytes,
+				},
 				cold: { tools: COLD_TOOLS, isolated: coldI, inline: coldN },
-				fresh: { runners: FRESH_RUNNERS, isolated: freshI, untilHostReady: freshReady, inline: freshN, bundleBuildMs: bundleMs },
+				fresh: {
+					runners: FRESH_RUNNERS,
+					isolated: freshI,
+					untilHostReady: freshReady,
+					inline: freshN,
+					bundleBuildMs: bundleMs,
+				},
 				runaway: { timeoutMs: RUNAWAY_TIMEOUT_MS, runs, hostExits, nextFailures: nextFailures.length },
 			},
 		);

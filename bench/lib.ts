@@ -5,10 +5,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readConfig } from "../src/config.ts";
 import { InlineRunner } from "../src/runtime/inline-runner.ts";
+import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
 import type { RunHost } from "../src/runtime/runner.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
 import { Toolbox } from "../src/toolbox/toolbox.ts";
-import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, "results");
@@ -32,7 +32,14 @@ export function percentile(sorted: number[], p: number): number {
 export function stats(samples: number[]): Stats {
 	const sorted = [...samples].sort((a, b) => a - b);
 	const mean = sorted.reduce((sum, x) => sum + x, 0) / (sorted.length || 1);
-	return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), mean, min: sorted[0], max: sorted[sorted.length - 1] };
+	return {
+		n: sorted.length,
+		p50: percentile(sorted, 50),
+		p95: percentile(sorted, 95),
+		mean,
+		min: sorted[0],
+		max: sorted[sorted.length - 1],
+	};
 }
 
 /** Milliseconds taken by `fn`. */
@@ -72,7 +79,11 @@ export async function inlineToolbox(cwd: string, env: Record<string, string | un
  * A toolbox on `cwd` with the isolated runner, put together as pi does it (openToolbox). Grants and the host bundle
  * live under `agentDir`: share one agent dir across a run so the bundle is built once, as in one pi process.
  */
-export async function isolatedToolbox(cwd: string, agentDir: string, env: Record<string, string | undefined> = {}): Promise<{ toolbox: Toolbox; runner: IsolatedRunner; rederived: string[] }> {
+export async function isolatedToolbox(
+	cwd: string,
+	agentDir: string,
+	env: Record<string, string | undefined> = {},
+): Promise<{ toolbox: Toolbox; runner: IsolatedRunner; rederived: string[] }> {
 	mkdirSync(cwd, { recursive: true });
 	const opened = await openToolbox(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir, ...env });
 	return { toolbox: opened.toolbox, runner: opened.runner, rederived: opened.report.rederived };
@@ -97,7 +108,11 @@ export function line(label: string, ...cells: string[]): void {
 
 export function table(header: string[], rows: string[][]): string {
 	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-	const fmt = (r: string[]) => r.map((c, i) => (c ?? "").padEnd(widths[i])).join("  ").trimEnd();
+	const fmt = (r: string[]) =>
+		r
+			.map((c, i) => (c ?? "").padEnd(widths[i]))
+			.join("  ")
+			.trimEnd();
 	return [fmt(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(fmt)].join("\n");
 }
 
@@ -120,7 +135,12 @@ export interface BenchResult {
 	details?: Record<string, unknown>;
 }
 
-export function writeResult(bench: string, title: string, metrics: Metric[], details?: Record<string, unknown>): string {
+export function writeResult(
+	bench: string,
+	title: string,
+	metrics: Metric[],
+	details?: Record<string, unknown>,
+): string {
 	mkdirSync(RESULTS_DIR, { recursive: true });
 	const file = join(RESULTS_DIR, `${bench}.json`);
 	const result: BenchResult = { bench, title, node: process.version, at: new Date().toISOString(), metrics, details };

@@ -7,13 +7,17 @@ import type { ForgeError } from "../src/errors/forge-error.ts";
 import { MAX_ERROR_CHARS } from "../src/errors/format.ts";
 import { toPiError } from "../src/pi/output.ts";
 import { REPAIR_CASES, type RepairCase } from "../test/fixtures/repair-corpus/index.ts";
-import { type Metric, isolatedToolbox, line, mark, table, tempDir, writeResult } from "./lib.ts";
+import { isolatedToolbox, line, type Metric, mark, table, tempDir, writeResult } from "./lib.ts";
 
 const VERBOSE = process.env.BENCH_VERBOSE === "1";
-const ONLY = process.env.BENCH_ONLY?.split(",").map((id) => id.trim()).filter(Boolean);
+const ONLY = process.env.BENCH_ONLY?.split(",")
+	.map((id) => id.trim())
+	.filter(Boolean);
 
 /** Names pi itself holds (as ForgeSession.takenNames() reports them). */
-const TAKEN = new Map(["read", "bash", "edit", "write", "grep", "find", "ls"].map((name) => [name, `pi's built-in tool '${name}'`]));
+const TAKEN = new Map(
+	["read", "bash", "edit", "write", "grep", "find", "ls"].map((name) => [name, `pi's built-in tool '${name}'`]),
+);
 
 export interface CaseOutcome {
 	id: string;
@@ -64,7 +68,13 @@ async function main(): Promise<void> {
 				expectedPhase: c.expect.phase,
 				phase,
 				caught: phase === c.expect.phase,
-				...(shouldBe ? { shouldBe, reportedLine, located: reportedLine !== undefined && reportedLine >= shouldBe[0] && reportedLine <= shouldBe[1] } : {}),
+				...(shouldBe
+					? {
+							shouldBe,
+							reportedLine,
+							located: reportedLine !== undefined && reportedLine >= shouldBe[0] && reportedLine <= shouldBe[1],
+						}
+					: {}),
 				errorChars: text.length,
 				repaired: repaired.ok,
 				...(repaired.ok ? {} : { repairError: errorText(repaired.error, cwd) }),
@@ -116,8 +126,15 @@ function report(cases: RepairCase[], outcomes: CaseOutcome[]): void {
 	line("  correctly located", `${located}/${locatable.length}`);
 	line("  error text size", `mean ${meanChars.toFixed(0)} chars`, `max ${maxChars} chars`);
 	line("  repaired ok", `${repaired}/${total}`);
-	const missed = outcomes.filter((o) => !o.caught).map((o) => `${o.id} (${o.phase ?? "no error"}, expected ${o.expectedPhase})`);
-	const mislocated = locatable.filter((o) => !o.located).map((o) => `${o.id} (reported ${o.reportedLine ?? "no logic line"}, mistake at ${o.shouldBe![0]}-${o.shouldBe![1]})`);
+	const missed = outcomes
+		.filter((o) => !o.caught)
+		.map((o) => `${o.id} (${o.phase ?? "no error"}, expected ${o.expectedPhase})`);
+	const mislocated = locatable
+		.filter((o) => !o.located)
+		.map(
+			(o) =>
+				`${o.id} (reported ${o.reportedLine ?? "no logic line"}, mistake at ${o.shouldBe![0]}-${o.shouldBe![1]})`,
+		);
 	const notRepaired = outcomes.filter((o) => !o.repaired).map((o) => o.id);
 	if (missed.length) console.log(`  miscaught: ${missed.join(", ")}`);
 	if (mislocated.length) console.log(`  mislocated: ${mislocated.join(", ")}`);
@@ -131,13 +148,45 @@ function report(cases: RepairCase[], outcomes: CaseOutcome[]): void {
 		"repair-corpus",
 		`repair-loop corpus (${total} fixtures)`,
 		[
-			{ metric: "caught (right phase)", value: caught, unit: "tools", goal: `${total}/${total}`, met: caught === total },
-			{ metric: "correctly located", value: located, unit: "tools", goal: `${locatable.length}/${locatable.length}`, met: located === locatable.length },
-			{ metric: "error text mean", value: meanChars, unit: chars, goal: `≤ ${MAX_ERROR_CHARS}`, met: meanChars <= MAX_ERROR_CHARS },
-			{ metric: "error text max", value: maxChars, unit: chars, goal: `≤ ${MAX_ERROR_CHARS}`, met: maxChars <= MAX_ERROR_CHARS },
+			{
+				metric: "caught (right phase)",
+				value: caught,
+				unit: "tools",
+				goal: `${total}/${total}`,
+				met: caught === total,
+			},
+			{
+				metric: "correctly located",
+				value: located,
+				unit: "tools",
+				goal: `${locatable.length}/${locatable.length}`,
+				met: located === locatable.length,
+			},
+			{
+				metric: "error text mean",
+				value: meanChars,
+				unit: chars,
+				goal: `≤ ${MAX_ERROR_CHARS}`,
+				met: meanChars <= MAX_ERROR_CHARS,
+			},
+			{
+				metric: "error text max",
+				value: maxChars,
+				unit: chars,
+				goal: `≤ ${MAX_ERROR_CHARS}`,
+				met: maxChars <= MAX_ERROR_CHARS,
+			},
 			{ metric: "repaired ok", value: repaired, unit: "tools", goal: `${total}/${total}`, met: repaired === total },
 		],
-		{ total, locatable: locatable.length, errorChars: { mean: meanChars, max: maxChars }, miscaught: missed, mislocated, repairFailed: notRepaired, outcomes },
+		{
+			total,
+			locatable: locatable.length,
+			errorChars: { mean: meanChars, max: maxChars },
+			miscaught: missed,
+			mislocated,
+			repairFailed: notRepaired,
+			outcomes,
+		},
 	);
 }
 

@@ -5,12 +5,24 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_DIR, type BenchResult, RESULTS_DIR, table } from "./lib.ts";
 
-const BENCHES = ["forge-latency", "forge-breakdown", "use-overhead", "isolated-overhead", "toolbox-scale", "bulk-recheck", "repair-corpus", "scale"];
+const BENCHES = [
+	"forge-latency",
+	"forge-breakdown",
+	"use-overhead",
+	"isolated-overhead",
+	"toolbox-scale",
+	"bulk-recheck",
+	"repair-corpus",
+	"scale",
+];
 
 const failed: string[] = [];
 for (const bench of BENCHES) {
 	console.log(`\n=== ${bench} ${"=".repeat(60 - bench.length)}`);
-	const child = spawnSync(process.execPath, [...process.execArgv, join(BENCH_DIR, `${bench}.ts`)], { stdio: "inherit", env: process.env });
+	const child = spawnSync(process.execPath, [...process.execArgv, join(BENCH_DIR, `${bench}.ts`)], {
+		stdio: "inherit",
+		env: process.env,
+	});
 	if (child.status !== 0) failed.push(`${bench} (exit ${child.status ?? child.signal})`);
 }
 
@@ -25,7 +37,15 @@ for (const bench of BENCHES) {
 	}
 	for (const m of result.metrics) {
 		const value =
-			m.unit === "ms" ? `${m.value.toFixed(m.value < 0.1 ? 3 : 2)} ms` : m.unit === "/s" ? `${m.value.toFixed(1)} /s` : m.unit === "tools" ? `${m.value} tools` : m.unit === "×" ? `${m.value.toFixed(2)}×` : `${Math.round(m.value)} ${m.unit}`;
+			m.unit === "ms"
+				? `${m.value.toFixed(m.value < 0.1 ? 3 : 2)} ms`
+				: m.unit === "/s"
+					? `${m.value.toFixed(1)} /s`
+					: m.unit === "tools"
+						? `${m.value} tools`
+						: m.unit === "×"
+							? `${m.value.toFixed(2)}×`
+							: `${Math.round(m.value)} ${m.unit}`;
 		rows.push([result.bench, m.metric, value, m.goal ?? "", m.met === undefined ? "" : m.met ? "✓" : "✗"]);
 	}
 }

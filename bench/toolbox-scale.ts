@@ -11,8 +11,8 @@ import { InlineRunner } from "../src/runtime/inline-runner.ts";
 import { parseRegistry, serializeRegistry } from "../src/store/registry.ts";
 import { REGISTRY_FILE } from "../src/store/tool-files.ts";
 import { type OpenReport, Toolbox } from "../src/toolbox/toolbox.ts";
-import { type Metric, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
 import { generateToolbox } from "../test/helpers/big-toolbox.ts";
+import { line, type Metric, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
 import { type ToolSpec, toolSpec } from "./tools.ts";
 
 const SMALL = Number(process.env.BENCH_SMALL ?? 10);
@@ -58,7 +58,25 @@ interface Probe {
 	entries: number[];
 }
 
-const emptyProbe = (): Probe => ({ forgeWait: [], forgeHold: [], saveWait: [], saveHold: [], readRegistry: [], writeRegistry: [], parseMergeSerialize: [], stage: [], promote: [], discard: [], history: [], searchUpsert: [], registrySet: [], listStamps: [], recover: [], healthLoad: [], entries: [] });
+const emptyProbe = (): Probe => ({
+	forgeWait: [],
+	forgeHold: [],
+	saveWait: [],
+	saveHold: [],
+	readRegistry: [],
+	writeRegistry: [],
+	parseMergeSerialize: [],
+	stage: [],
+	promote: [],
+	discard: [],
+	history: [],
+	searchUpsert: [],
+	registrySet: [],
+	listStamps: [],
+	recover: [],
+	healthLoad: [],
+	entries: [],
+});
 
 type AnyFn = (...args: any[]) => any;
 function wrap(target: object, method: string, record: (ms: number) => void): void {
@@ -91,8 +109,14 @@ function instrument(toolbox: Toolbox): { current: Probe } {
 			ref.current.parseMergeSerialize.push(performance.now() - start - saveIo);
 		}
 	};
-	wrap(toolbox.store, "readRegistry", (t) => (saveIo += t, ref.current.readRegistry.push(t)));
-	wrap(toolbox.store, "writeRegistry", (t) => (saveIo += t, ref.current.writeRegistry.push(t)));
+	wrap(toolbox.store, "readRegistry", (t) => {
+		saveIo += t;
+		ref.current.readRegistry.push(t);
+	});
+	wrap(toolbox.store, "writeRegistry", (t) => {
+		saveIo += t;
+		ref.current.writeRegistry.push(t);
+	});
 	wrap(toolbox.store, "stage", (t) => ref.current.stage.push(t));
 	wrap(toolbox.store, "promote", (t) => ref.current.promote.push(t));
 	wrap(toolbox.store, "discard", (t) => ref.current.discard.push(t));
@@ -207,7 +231,15 @@ async function measureBurst(opened: Opened, prefix: string): Promise<Burst> {
 	const inRegistry = specs.filter((spec) => onDisk?.tools[spec.name] !== undefined).length;
 	const measured = probe.current;
 	probe.current = emptyProbe();
-	return { wallMs, flushMs, perSecond: BURST / (wallMs / 1000), inRegistry, registryTotal: onDisk ? Object.keys(onDisk.tools).length : 0, expectedTotal: before + BURST, probe: measured };
+	return {
+		wallMs,
+		flushMs,
+		perSecond: BURST / (wallMs / 1000),
+		inRegistry,
+		registryTotal: onDisk ? Object.keys(onDisk.tools).length : 0,
+		expectedTotal: before + BURST,
+		probe: measured,
+	};
 }
 
 // ---- report -------------------------------------------------------------------------------------------------------
@@ -246,13 +278,21 @@ async function main(): Promise<void> {
 
 		const smallBuilt = await buildToolbox(dirOf(smallCwd), SMALL);
 		const bigBuilt = await buildToolbox(dirOf(bigCwd), BIG);
-		console.log(`\nbuilt toolboxes: ${SMALL} tools in ${smallBuilt.ms.toFixed(0)} ms, ${BIG} tools in ${bigBuilt.ms.toFixed(0)} ms (registry ${(bigBuilt.registryBytes / 1e6).toFixed(2)} MB)`);
+		console.log(
+			`\nbuilt toolboxes: ${SMALL} tools in ${smallBuilt.ms.toFixed(0)} ms, ${BIG} tools in ${bigBuilt.ms.toFixed(0)} ms (registry ${(bigBuilt.registryBytes / 1e6).toFixed(2)} MB)`,
+		);
 
 		const small = await openOn(smallCwd);
 		const big = await openOn(bigCwd);
-		for (const [opened, count] of [[small, SMALL], [big, BIG]] as const) {
+		for (const [opened, count] of [
+			[small, SMALL],
+			[big, BIG],
+		] as const) {
 			const r = opened.report;
-			if (r.tools !== count || r.rebuilt || r.rederived.length > 0) throw new Error(`open() did not find the prebuilt toolbox fresh: ${JSON.stringify({ tools: r.tools, rebuilt: r.rebuilt, rederived: r.rederived.length })}`);
+			if (r.tools !== count || r.rebuilt || r.rederived.length > 0)
+				throw new Error(
+					`open() did not find the prebuilt toolbox fresh: ${JSON.stringify({ tools: r.tools, rebuilt: r.rebuilt, rederived: r.rederived.length })}`,
+				);
 		}
 
 		// 1. Sequential forge latency, small toolbox first, then big (each with its own warm-up).
@@ -288,16 +328,51 @@ async function main(): Promise<void> {
 		console.log();
 		line(`open() ${label(SMALL)} tools`, ms(small.openMs, 8));
 		line(`open() ${label(BIG)} tools`, ms(big.openMs, 8));
-		line(`forge at ${label(SMALL)} (${TOOLS} new)`, `p50 ${ms(s.p50)}`, `p95 ${ms(s.p95)}`, `mean ${ms(s.mean)}`, `max ${ms(s.max)}`);
-		line(`forge at ${label(BIG)} (${TOOLS} new)`, `p50 ${ms(b.p50)}`, `p95 ${ms(b.p95)}`, `mean ${ms(b.mean)}`, `max ${ms(b.max)}`);
-		line(`ratio ${label(BIG)} / ${label(SMALL)}`, `p50 ${ratio(r50).padStart(9)}`, `p95 ${ratio(b.p95 / s.p95).padStart(9)}`, `goal p50 at ${label(BIG)} ≤ ${GOAL_RATIO}× p50 at ${label(SMALL)}  ${mark(met)}`);
-		line(`flush after the forges`, `at ${label(SMALL)} ${ms(latSmall.flushMs)}`, `at ${label(BIG)} ${ms(latBig.flushMs)}`);
-		line(`registry saves during the forges`, `at ${label(SMALL)} ${String(latSmall.probe.saveHold.length).padStart(6)}   `, `at ${label(BIG)} ${String(latBig.probe.saveHold.length).padStart(6)}`);
-		line(`event-loop delay, max`, `at ${label(SMALL)} ${ms(latSmall.loopDelayMaxMs)}`, `at ${label(BIG)} ${ms(latBig.loopDelayMaxMs)}`);
+		line(
+			`forge at ${label(SMALL)} (${TOOLS} new)`,
+			`p50 ${ms(s.p50)}`,
+			`p95 ${ms(s.p95)}`,
+			`mean ${ms(s.mean)}`,
+			`max ${ms(s.max)}`,
+		);
+		line(
+			`forge at ${label(BIG)} (${TOOLS} new)`,
+			`p50 ${ms(b.p50)}`,
+			`p95 ${ms(b.p95)}`,
+			`mean ${ms(b.mean)}`,
+			`max ${ms(b.max)}`,
+		);
+		line(
+			`ratio ${label(BIG)} / ${label(SMALL)}`,
+			`p50 ${ratio(r50).padStart(9)}`,
+			`p95 ${ratio(b.p95 / s.p95).padStart(9)}`,
+			`goal p50 at ${label(BIG)} ≤ ${GOAL_RATIO}× p50 at ${label(SMALL)}  ${mark(met)}`,
+		);
+		line(
+			`flush after the forges`,
+			`at ${label(SMALL)} ${ms(latSmall.flushMs)}`,
+			`at ${label(BIG)} ${ms(latBig.flushMs)}`,
+		);
+		line(
+			`registry saves during the forges`,
+			`at ${label(SMALL)} ${String(latSmall.probe.saveHold.length).padStart(6)}   `,
+			`at ${label(BIG)} ${String(latBig.probe.saveHold.length).padStart(6)}`,
+		);
+		line(
+			`event-loop delay, max`,
+			`at ${label(SMALL)} ${ms(latSmall.loopDelayMaxMs)}`,
+			`at ${label(BIG)} ${ms(latBig.loopDelayMaxMs)}`,
+		);
 		console.log();
 		const burstLine = (title: string, x: Burst) => {
 			const all = x.inRegistry === BURST && x.registryTotal === x.expectedTotal;
-			line(title, `wall ${ms(x.wallMs, 8)}`, `${x.perSecond.toFixed(1).padStart(6)} forges/s`, `flush ${ms(x.flushMs)}`, `in registry ${x.inRegistry}/${BURST} (total ${x.registryTotal}/${x.expectedTotal}) ${mark(all)}`);
+			line(
+				title,
+				`wall ${ms(x.wallMs, 8)}`,
+				`${x.perSecond.toFixed(1).padStart(6)} forges/s`,
+				`flush ${ms(x.flushMs)}`,
+				`in registry ${x.inRegistry}/${BURST} (total ${x.registryTotal}/${x.expectedTotal}) ${mark(all)}`,
+			);
 			return all;
 		};
 		const freshAll = burstLine(`burst ${BURST} ∥ forges, fresh`, burstFresh);
@@ -310,10 +385,20 @@ async function main(): Promise<void> {
 		line("", `${`at ${label(SMALL)}`.padStart(11)}`, `${`at ${label(BIG)}`.padStart(11)}`, "     Δ");
 		for (const [name, x, y] of rows) line(name, ms(x, 8), ms(y, 8), ms(y - x, 8));
 		const perSave = (p: Probe, key: keyof Probe) => mean(p[key]);
-		console.log(`per registry save at ${label(BIG)}: hold ${ms(perSave(latBig.probe, "saveHold")).trim()} = read ${ms(perSave(latBig.probe, "readRegistry")).trim()} + parse/merge/serialize ${ms(perSave(latBig.probe, "parseMergeSerialize")).trim()} + write ${ms(perSave(latBig.probe, "writeRegistry")).trim()}; registry ${(Buffer.byteLength(bigText) / 1e6).toFixed(2)} MB`);
-		console.log(`standalone on that registry: parseRegistry p50 ${ms(parseMs.p50).trim()}, serializeRegistry p50 ${ms(serializeMs.p50).trim()}`);
-		console.log(`open() at ${label(BIG)}: ${Object.entries(big.openParts).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(", ")}`);
-		console.log(`burst at ${label(BIG)}: ${burstBig.probe.saveHold.length} saves (hold mean ${ms(mean(burstBig.probe.saveHold)).trim()}), forge lock wait mean ${ms(mean(burstBig.probe.forgeWait)).trim()}; fresh: ${burstFresh.probe.saveHold.length} saves, forge lock wait mean ${ms(mean(burstFresh.probe.forgeWait)).trim()}`);
+		console.log(
+			`per registry save at ${label(BIG)}: hold ${ms(perSave(latBig.probe, "saveHold")).trim()} = read ${ms(perSave(latBig.probe, "readRegistry")).trim()} + parse/merge/serialize ${ms(perSave(latBig.probe, "parseMergeSerialize")).trim()} + write ${ms(perSave(latBig.probe, "writeRegistry")).trim()}; registry ${(Buffer.byteLength(bigText) / 1e6).toFixed(2)} MB`,
+		);
+		console.log(
+			`standalone on that registry: parseRegistry p50 ${ms(parseMs.p50).trim()}, serializeRegistry p50 ${ms(serializeMs.p50).trim()}`,
+		);
+		console.log(
+			`open() at ${label(BIG)}: ${Object.entries(big.openParts)
+				.map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+				.join(", ")}`,
+		);
+		console.log(
+			`burst at ${label(BIG)}: ${burstBig.probe.saveHold.length} saves (hold mean ${ms(mean(burstBig.probe.saveHold)).trim()}), forge lock wait mean ${ms(mean(burstBig.probe.forgeWait)).trim()}; fresh: ${burstFresh.probe.saveHold.length} saves, forge lock wait mean ${ms(mean(burstFresh.probe.forgeWait)).trim()}`,
+		);
 		console.log();
 
 		const metrics: Metric[] = [
@@ -323,35 +408,64 @@ async function main(): Promise<void> {
 			{ metric: `forge p95 at ${SMALL}`, value: s.p95, unit: "ms" },
 			{ metric: `forge p50 at ${BIG}`, value: b.p50, unit: "ms" },
 			{ metric: `forge p95 at ${BIG}`, value: b.p95, unit: "ms" },
-			{ metric: `ratio p50 ${BIG}/${SMALL}`, value: r50, unit: "×", goal: `p50 at ${label(BIG)} ≤ ${GOAL_RATIO}× p50 at ${label(SMALL)}`, met },
+			{
+				metric: `ratio p50 ${BIG}/${SMALL}`,
+				value: r50,
+				unit: "×",
+				goal: `p50 at ${label(BIG)} ≤ ${GOAL_RATIO}× p50 at ${label(SMALL)}`,
+				met,
+			},
 			{ metric: `ratio p95 ${BIG}/${SMALL}`, value: b.p95 / s.p95, unit: "×" },
 			{ metric: `flush after ${TOOLS} forges at ${SMALL}`, value: latSmall.flushMs, unit: "ms" },
 			{ metric: `flush after ${TOOLS} forges at ${BIG}`, value: latBig.flushMs, unit: "ms" },
 			{ metric: `burst ${BURST} fresh: wall`, value: burstFresh.wallMs, unit: "ms" },
 			{ metric: `burst ${BURST} fresh: throughput`, value: burstFresh.perSecond, unit: "/s" },
 			{ metric: `burst ${BURST} fresh: flush`, value: burstFresh.flushMs, unit: "ms" },
-			{ metric: `burst ${BURST} fresh: in registry`, value: burstFresh.inRegistry, unit: "tools", goal: `all ${BURST}`, met: freshAll },
+			{
+				metric: `burst ${BURST} fresh: in registry`,
+				value: burstFresh.inRegistry,
+				unit: "tools",
+				goal: `all ${BURST}`,
+				met: freshAll,
+			},
 			{ metric: `burst ${BURST} at ${BIG}: wall`, value: burstBig.wallMs, unit: "ms" },
 			{ metric: `burst ${BURST} at ${BIG}: throughput`, value: burstBig.perSecond, unit: "/s" },
 			{ metric: `burst ${BURST} at ${BIG}: flush`, value: burstBig.flushMs, unit: "ms" },
-			{ metric: `burst ${BURST} at ${BIG}: in registry`, value: burstBig.inRegistry, unit: "tools", goal: `all ${BURST}`, met: bigAll },
+			{
+				metric: `burst ${BURST} at ${BIG}: in registry`,
+				value: burstBig.inRegistry,
+				unit: "tools",
+				goal: `all ${BURST}`,
+				met: bigAll,
+			},
 		];
-		const probeSummary = (p: Probe) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, { n: v.length, sumMs: sum(v), meanMs: mean(v) }]));
-		writeResult("toolbox-scale", `toolbox scale: forge latency at ${SMALL} vs ${BIG} tools, bursts of ${BURST}`, metrics, {
-			sizes: { small: SMALL, big: BIG },
-			tools: TOOLS,
-			warmup: WARMUP,
-			burst: BURST,
-			build: { small: smallBuilt, big: bigBuilt },
-			openParts: { small: small.openParts, big: big.openParts },
-			latency: { small: s, big: b },
-			flushMs: { small: latSmall.flushMs, big: latBig.flushMs },
-			loopDelayMaxMs: { small: latSmall.loopDelayMaxMs, big: latBig.loopDelayMaxMs },
-			breakdownPerForgeMs: Object.fromEntries(rows.map(([name, x, y]) => [name.trim(), { small: x, big: y }])),
-			probes: { small: probeSummary(latSmall.probe), big: probeSummary(latBig.probe), burstFresh: probeSummary(burstFresh.probe), burstBig: probeSummary(burstBig.probe) },
-			registry: { bigBytes: Buffer.byteLength(bigText), parseMs, serializeMs },
-			bursts: { fresh: { ...burstFresh, probe: undefined }, big: { ...burstBig, probe: undefined } },
-		});
+		const probeSummary = (p: Probe) =>
+			Object.fromEntries(Object.entries(p).map(([k, v]) => [k, { n: v.length, sumMs: sum(v), meanMs: mean(v) }]));
+		writeResult(
+			"toolbox-scale",
+			`toolbox scale: forge latency at ${SMALL} vs ${BIG} tools, bursts of ${BURST}`,
+			metrics,
+			{
+				sizes: { small: SMALL, big: BIG },
+				tools: TOOLS,
+				warmup: WARMUP,
+				burst: BURST,
+				build: { small: smallBuilt, big: bigBuilt },
+				openParts: { small: small.openParts, big: big.openParts },
+				latency: { small: s, big: b },
+				flushMs: { small: latSmall.flushMs, big: latBig.flushMs },
+				loopDelayMaxMs: { small: latSmall.loopDelayMaxMs, big: latBig.loopDelayMaxMs },
+				breakdownPerForgeMs: Object.fromEntries(rows.map(([name, x, y]) => [name.trim(), { small: x, big: y }])),
+				probes: {
+					small: probeSummary(latSmall.probe),
+					big: probeSummary(latBig.probe),
+					burstFresh: probeSummary(burstFresh.probe),
+					burstBig: probeSummary(burstBig.probe),
+				},
+				registry: { bigBytes: Buffer.byteLength(bigText), parseMs, serializeMs },
+				bursts: { fresh: { ...burstFresh, probe: undefined }, big: { ...burstBig, probe: undefined } },
+			},
+		);
 	} finally {
 		tmp.cleanup();
 	}

@@ -15,7 +15,11 @@ export function toolSpec(prefix: string, i: number): ToolSpec {
 	const kinds: Array<Omit<ToolSpec, "name">> = [
 		{
 			description: `Scales numbers by ${k} and returns their total and mean.`,
-			parametersSchema: { type: "object", properties: { values: { type: "array", items: { type: "number" } } }, required: ["values"] },
+			parametersSchema: {
+				type: "object",
+				properties: { values: { type: "array", items: { type: "number" } } },
+				required: ["values"],
+			},
 			logic: `const scaled = params.values.map((x: number) => x * ${k});\nconst total = scaled.reduce((a: number, b: number) => a + b, 0);\nreturn { total, mean: total / (scaled.length || 1), id: ${i} };`,
 		},
 		{
@@ -25,17 +29,29 @@ export function toolSpec(prefix: string, i: number): ToolSpec {
 		},
 		{
 			description: `Groups file paths by extension (variant ${i}).`,
-			parametersSchema: { type: "object", properties: { files: { type: "array", items: { type: "string" } } }, required: ["files"] },
+			parametersSchema: {
+				type: "object",
+				properties: { files: { type: "array", items: { type: "string" } } },
+				required: ["files"],
+			},
 			logic: `import { basename, extname } from "node:path";\nconst groups: Record<string, string[]> = {};\nfor (const file of params.files as string[]) {\n\tconst ext = extname(file) || "(none-${i})";\n\t(groups[ext] ??= []).push(basename(file));\n}\nreturn groups;`,
 		},
 		{
 			description: `Returns up to ${k * 10} lines of a file that contain a needle.`,
-			parametersSchema: { type: "object", properties: { path: { type: "string" }, needle: { type: "string" } }, required: ["path", "needle"] },
+			parametersSchema: {
+				type: "object",
+				properties: { path: { type: "string" }, needle: { type: "string" } },
+				required: ["path", "needle"],
+			},
 			logic: `import { readFile } from "node:fs/promises";\nconst text = await readFile(params.path, "utf8");\nconst hits = text.split("\\n").filter((l) => l.includes(params.needle));\nreturn hits.slice(0, ${k * 10 + i}).join("\\n");`,
 		},
 		{
 			description: `Parses '${sep}'-separated text with a header row into objects.`,
-			parametersSchema: { type: "object", properties: { csv: { type: "string" }, limit: { type: "integer", default: i + 1 } }, required: ["csv"] },
+			parametersSchema: {
+				type: "object",
+				properties: { csv: { type: "string" }, limit: { type: "integer", default: i + 1 } },
+				required: ["csv"],
+			},
 			logic: `const [head, ...rows] = String(params.csv).trim().split("\\n").map((r) => r.split("${sep}"));\nreturn rows.slice(0, params.limit).map((r) => Object.fromEntries(head.map((h, j) => [h.trim(), r[j]?.trim()])));`,
 		},
 	];

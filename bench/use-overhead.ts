@@ -11,7 +11,8 @@ const GOAL_OVERHEAD_P50_MS = 1;
 // Calls take microseconds: show three decimals.
 const ms = (x: number) => msN(x, 6, 3);
 
-const LOGIC = "const sum = params.a + params.b;\nreturn { sum, product: params.a * params.b, label: `${params.a}+${params.b}` };";
+const LOGIC =
+	"const sum = params.a + params.b;\nreturn { sum, product: params.a * params.b, label: `${params.a}+${params.b}` };";
 // The same body as a plain function (execute is async, so is this; both are awaited).
 const direct = async (params: { a: number; b: number }) => {
 	const sum = params.a + params.b;
@@ -26,7 +27,11 @@ async function main(): Promise<void> {
 		{
 			name: "add",
 			description: "Adds two numbers and returns their sum, product and a label.",
-			parametersSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+			parametersSchema: {
+				type: "object",
+				properties: { a: { type: "number" }, b: { type: "number" } },
+				required: ["a", "b"],
+			},
 			logic: LOGIC,
 		},
 		new Map(),
@@ -63,7 +68,12 @@ async function main(): Promise<void> {
 	console.log();
 	line(`use_forge_tool (${CALLS} calls)`, `p50 ${ms(o.p50)}`, `p95 ${ms(o.p95)}`, `mean ${ms(o.mean)}`);
 	line("direct call (same body)", `p50 ${ms(d.p50)}`, `p95 ${ms(d.p95)}`, `mean ${ms(d.mean)}`);
-	line("overhead (ours − direct)", `p50 ${ms(overhead)}`, `p95 ${ms(o.p95 - d.p95)}`, `${"".padEnd(14)}goal p50 ≤ ${GOAL_OVERHEAD_P50_MS} ms  ${mark(met)}`);
+	line(
+		"overhead (ours − direct)",
+		`p50 ${ms(overhead)}`,
+		`p95 ${ms(o.p95 - d.p95)}`,
+		`${"".padEnd(14)}goal p50 ≤ ${GOAL_OVERHEAD_P50_MS} ms  ${mark(met)}`,
+	);
 	console.log();
 
 	writeResult(

@@ -17,4 +17,5 @@ for (const request of SAMPLE_TOOLS) {
 }
 await toolbox.close();
 // The sample is the tools' own files (and the registry): no history, caches, health or audit of this build.
-for (const local of [".forge-health.json", ".forge-audit.jsonl", ".history", ".state"]) await rm(`${dir}${local}`, { recursive: true, force: true });
+for (const local of [".forge-health.json", ".forge-audit.jsonl", ".history", ".state"])
+	await rm(`${dir}${local}`, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type PiRun, type ScriptStep, type ToolEvent, makeTempDir, startPi } from "../test/helpers/pi-harness.ts";
+import { makeTempDir, type PiRun, type ScriptStep, startPi, type ToolEvent } from "../test/helpers/pi-harness.ts";
 
 const INDEX = fileURLToPath(new URL("../index.ts", import.meta.url));
 const SAMPLES = fileURLToPath(new URL("../extensions/", import.meta.url));
@@ -34,7 +34,7 @@ const csvSummary = {
 		"const sums: Record<string, number> = {};",
 		"for (const row of rows) {",
 		'\trow.split(",").forEach((cell, i) => {',
-		"\t\tif (cell !== \"\" && !Number.isNaN(Number(cell))) sums[columns[i]] = (sums[columns[i]] ?? 0) + Number(cell);",
+		'\t\tif (cell !== "" && !Number.isNaN(Number(cell))) sums[columns[i]] = (sums[columns[i]] ?? 0) + Number(cell);',
 		"\t});",
 		"}",
 		"return { rows: rows.length, columns, sums };",
@@ -52,7 +52,10 @@ async function main(): Promise<void> {
 	await mkdir(toolbox, { recursive: true });
 	await cp(SAMPLES, toolbox, { recursive: true });
 	await mkdir(join(cwd, "data"));
-	await writeFile(join(cwd, "data", "sales.csv"), "region,units,revenue\nnorth,12,340.5\nsouth,7,190\neast,21,610.25\n");
+	await writeFile(
+		join(cwd, "data", "sales.csv"),
+		"region,units,revenue\nnorth,12,340.5\nsouth,7,190\neast,21,610.25\n",
+	);
 
 	console.log(bold("Agent Forge demo: the real pi, a scripted model, no API key"));
 	console.log(dim(`project  ${cwd}`));
@@ -81,23 +84,37 @@ async function main(): Promise<void> {
 	console.log(`\n${green("Demo finished.")} ${dim(`The forged files are in ${toolbox}`)}`);
 }
 
-async function prompt(run: (prompt: string, steps: ScriptStep[]) => Promise<PiRun>, text: string, steps: ScriptStep[]): Promise<void> {
+async function prompt(
+	run: (prompt: string, steps: ScriptStep[]) => Promise<PiRun>,
+	text: string,
+	steps: ScriptStep[],
+): Promise<void> {
 	console.log(`\n${bold(cyan("user ▸"))} ${text}`);
 	const result = await run(text, steps);
-	result.toolEvents.forEach((event, i) => printToolEvent(event, result.toolNamesSeen[i]));
+	result.toolEvents.forEach((event, i) => {
+		printToolEvent(event, result.toolNamesSeen[i]);
+	});
 }
 
 function printToolEvent(event: ToolEvent, offered: string[] | undefined): void {
 	const args = JSON.stringify(event.args);
 	const shownArgs = args.length > 110 ? `${args.slice(0, 107)}…` : args;
-	const direct = offered?.includes(event.toolName) && !["forge_tool", "use_forge_tool", "list_forge"].includes(event.toolName);
-	console.log(`\n  ${bold("model ▸")} ${event.toolName}${direct ? dim(" (a forged tool, called directly)") : ""} ${dim(shownArgs)}`);
+	const direct =
+		offered?.includes(event.toolName) && !["forge_tool", "use_forge_tool", "list_forge"].includes(event.toolName);
+	console.log(
+		`\n  ${bold("model ▸")} ${event.toolName}${direct ? dim(" (a forged tool, called directly)") : ""} ${dim(shownArgs)}`,
+	);
 	const mark = event.isError ? red("✗ error") : green("✓");
 	const lines = event.text.split("\n");
-	const shown = event.isError ? lines.slice(0, lines.findIndex((l) => l.startsWith("Source of")) >>> 0).slice(0, 14) : lines.slice(0, 12);
+	const shown = event.isError
+		? lines.slice(0, lines.findIndex((l) => l.startsWith("Source of")) >>> 0).slice(0, 14)
+		: lines.slice(0, 12);
 	console.log(`    ${mark}`);
 	for (const line of shown) console.log(`    ${event.isError ? red("│") : dim("│")} ${line}`);
-	if (lines.length > shown.length) console.log(`    ${dim(`│ … ${lines.length - shown.length} more line(s) (the source of the tool, for the repair)`)}`);
+	if (lines.length > shown.length)
+		console.log(
+			`    ${dim(`│ … ${lines.length - shown.length} more line(s) (the source of the tool, for the repair)`)}`,
+		);
 }
 
 await main();

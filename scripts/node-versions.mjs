@@ -6,7 +6,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
-const CACHE = process.env.AGENT_FORGE_NODE_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "agent-forge", "node");
+const CACHE =
+	process.env.AGENT_FORGE_NODE_CACHE ||
+	join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "agent-forge", "node");
 const PACKAGE = `node-${process.platform}-${process.arch}`;
 
 /** The major version of a Node binary. */
@@ -29,8 +31,22 @@ export function ensureNode(major, minimum) {
 		mkdirSync(dir, { recursive: true });
 		process.stderr.write(`Installing Node ${major} (${PACKAGE}@${major}) into ${dir} …\n`);
 		const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-		const result = spawnSync(npm, ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", `${PACKAGE}@${major}`], { stdio: "inherit" });
-		if (result.status !== 0 || !existsSync(binary)) throw new Error(`Node ${major} could not be installed from the npm registry (${PACKAGE}@${major}).`);
+		const result = spawnSync(
+			npm,
+			[
+				"install",
+				"--prefix",
+				dir,
+				"--no-save",
+				"--no-audit",
+				"--no-fund",
+				"--loglevel=error",
+				`${PACKAGE}@${major}`,
+			],
+			{ stdio: "inherit" },
+		);
+		if (result.status !== 0 || !existsSync(binary))
+			throw new Error(`Node ${major} could not be installed from the npm registry (${PACKAGE}@${major}).`);
 	}
 	return binary;
 }

@@ -1,4 +1,4 @@
-// `npm test`: the type check, then the test suite where pi's users are — the full suite on the current pi line under
+// `npm test`: the type check and Biome's format and lint check, then the test suite where pi's users are — the full suite on the current pi line under
 // Node 24, its end-to-end tests under Node 22 and 26, and the legacy pi line's end-to-end tests under Node 20.
 // Node versions come from the npm registry (scripts/node-versions.mjs). Stage ids given as arguments run only those
 // stages (`npm test -- current-24`). Ends with one line that sums every stage: `tests: N passed, N failed`.
@@ -12,14 +12,36 @@ import { ensureNode } from "./node-versions.mjs";
 const require = createRequire(import.meta.url);
 const VITEST = join(require.resolve("vitest/package.json"), "..", "vitest.mjs");
 const TSC = join(require.resolve("typescript/package.json"), "..", "bin", "tsc");
+const BIOME = join(require.resolve("@biomejs/biome/package.json"), "..", "bin", "biome");
 const E2E = "test/e2e";
 
 const STAGES = [
-	{ id: "types", title: "tsc --noEmit (the current pi line's types)", run: () => run(process.execPath, [TSC, "--noEmit"]) },
+	{
+		id: "types",
+		title: "tsc --noEmit (the current pi line's types)",
+		run: () => run(process.execPath, [TSC, "--noEmit"]),
+	},
+	{
+		id: "style",
+		title: "biome ci (format and lint; `npx biome check --write .` fixes most of what it finds)",
+		run: () => run(process.execPath, [BIOME, "ci", "."]),
+	},
 	{ id: "current-24", title: "current pi line, Node 24: every test", run: () => vitest(ensureNode(24), [], {}) },
-	{ id: "current-22", title: "current pi line, Node 22: end-to-end tests", run: () => vitest(ensureNode(22, "22.19"), [E2E], {}) },
-	{ id: "current-26", title: "current pi line, Node 26: end-to-end tests", run: () => vitest(ensureNode(26), [E2E], {}) },
-	{ id: "legacy-20", title: "legacy pi line (@mariozechner 0.73), Node 20: end-to-end tests", run: () => vitest(ensureNode(20, "20.19"), [E2E], { FORGE_PI_LINE: "legacy" }) },
+	{
+		id: "current-22",
+		title: "current pi line, Node 22: end-to-end tests",
+		run: () => vitest(ensureNode(22, "22.19"), [E2E], {}),
+	},
+	{
+		id: "current-26",
+		title: "current pi line, Node 26: end-to-end tests",
+		run: () => vitest(ensureNode(26), [E2E], {}),
+	},
+	{
+		id: "legacy-20",
+		title: "legacy pi line (@mariozechner 0.73), Node 20: end-to-end tests",
+		run: () => vitest(ensureNode(20, "20.19"), [E2E], { FORGE_PI_LINE: "legacy" }),
+	},
 ];
 
 function run(binary, args, env = {}) {
@@ -30,7 +52,11 @@ function run(binary, args, env = {}) {
 function vitest(node, files, env) {
 	const dir = mkdtempSync(join(tmpdir(), "forge-matrix-"));
 	const report = join(dir, "report.json");
-	const status = run(node, [VITEST, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...files], env);
+	const status = run(
+		node,
+		[VITEST, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...files],
+		env,
+	);
 	try {
 		const counts = JSON.parse(readFileSync(report, "utf8"));
 		// A run that failed with no failed test (an error outside any test) still counts as one failure.
@@ -47,14 +73,22 @@ function vitest(node, files, env) {
  * tmux drives pi's TUI, bubblewrap is the OS sandbox under test, git serves the repository for `pi install git:`.
  */
 function ensureSystemPackages() {
-	const needed = [["tmux", ["-V"], "tmux"], ["bwrap", ["--version"], "bubblewrap"], ["git", ["--version"], "git"]];
+	const needed = [
+		["tmux", ["-V"], "tmux"],
+		["bwrap", ["--version"], "bubblewrap"],
+		["git", ["--version"], "git"],
+	];
 	const missing = needed.filter(([command, args]) => spawnSync(command, args).status !== 0).map(([, , pkg]) => pkg);
 	if (missing.length === 0) return;
 	const root = process.getuid?.() === 0 && spawnSync("apt-get", ["--version"]).status === 0;
-	if (!root) throw new Error(`The tests need ${missing.join(", ")}: install them (e.g. apt-get install ${missing.join(" ")}) and run again.`);
+	if (!root)
+		throw new Error(
+			`The tests need ${missing.join(", ")}: install them (e.g. apt-get install ${missing.join(" ")}) and run again.`,
+		);
 	process.stderr.write(`Installing ${missing.join(", ")} (apt-get) …\n`);
 	spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-	if (spawnSync("apt-get", ["install", "-y", "-qq", ...missing], { stdio: "inherit" }).status !== 0) throw new Error(`${missing.join(", ")} could not be installed.`);
+	if (spawnSync("apt-get", ["install", "-y", "-qq", ...missing], { stdio: "inherit" }).status !== 0)
+		throw new Error(`${missing.join(", ")} could not be installed.`);
 }
 
 const wanted = process.argv.slice(2);
@@ -72,7 +106,10 @@ for (const stage of STAGES.filter((s) => wanted.length === 0 || wanted.includes(
 	results.push({ ...stage, ...result, seconds: Math.round((Date.now() - started) / 1000) });
 }
 console.log("\n━━ summary");
-for (const r of results) console.log(`${r.ok ? "ok  " : "FAIL"} ${r.id.padEnd(11)} ${String(r.seconds).padStart(4)} s  ${r.passed} passed, ${r.failed} failed`);
+for (const r of results)
+	console.log(
+		`${r.ok ? "ok  " : "FAIL"} ${r.id.padEnd(11)} ${String(r.seconds).padStart(4)} s  ${r.passed} passed, ${r.failed} failed`,
+	);
 const passed = results.reduce((sum, r) => sum + r.passed, 0);
 const failed = results.reduce((sum, r) => sum + r.failed, 0);
 console.log(`tests: ${passed} passed, ${failed} failed`);

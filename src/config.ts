@@ -66,7 +66,16 @@ export interface ConfigFile {
 	text?: string;
 }
 
-const FILE_KEYS = ["policy", "timeoutMs", "maxMemoryMb", "historyLimit", "quarantineAfter", "activeLimit", "activeChars", "pinned"] as const;
+const FILE_KEYS = [
+	"policy",
+	"timeoutMs",
+	"maxMemoryMb",
+	"historyLimit",
+	"quarantineAfter",
+	"activeLimit",
+	"activeChars",
+	"pinned",
+] as const;
 type FileKey = (typeof FILE_KEYS)[number];
 
 /** A raw value and where it came from. */
@@ -77,7 +86,9 @@ interface Setting {
 
 /** How a problem names its value: `PI_FORGE_POLICY=stirct`, or `/p/.pi/forge/config.json: "policy": "stirct"`. */
 function describe({ raw, origin }: Setting): string {
-	return "variable" in origin ? `${origin.variable}=${String(raw)}` : `${origin.file}: "${origin.key}": ${JSON.stringify(raw)}`;
+	return "variable" in origin
+		? `${origin.variable}=${String(raw)}`
+		: `${origin.file}: "${origin.key}": ${JSON.stringify(raw)}`;
 }
 
 /**
@@ -97,14 +108,16 @@ export function readConfig(
 	// Later files win: the project's over the global one.
 	const fromFiles = new Map<FileKey, Setting>();
 	for (const file of files) {
-		for (const [key, raw] of Object.entries(readFileSettings(file, problems))) fromFiles.set(key as FileKey, { raw, origin: { file: file.path, key } });
+		for (const [key, raw] of Object.entries(readFileSettings(file, problems)))
+			fromFiles.set(key as FileKey, { raw, origin: { file: file.path, key } });
 	}
 	const setting = (variable: string, key?: FileKey): Setting | undefined => {
 		const fromEnv = env[variable]?.trim();
 		if (fromEnv) return { raw: fromEnv, origin: { variable } };
 		return key ? fromFiles.get(key) : undefined;
 	};
-	const report = (found: Setting, message: string) => problems.push({ origin: found.origin, message: `${describe(found)} ${message}` });
+	const report = (found: Setting, message: string) =>
+		problems.push({ origin: found.origin, message: `${describe(found)} ${message}` });
 
 	const positiveInt = (variable: string, key: FileKey | undefined, fallback: number): number => {
 		const found = setting(variable, key);
@@ -143,7 +156,8 @@ export function readConfig(
 			return [];
 		}
 		const names = found.raw.filter((name): name is string => typeof name === "string");
-		if (names.length < found.raw.length) report(found, "has entries that are not tool names (strings); those are ignored");
+		if (names.length < found.raw.length)
+			report(found, "has entries that are not tool names (strings); those are ignored");
 		return names;
 	};
 
@@ -158,7 +172,9 @@ export function readConfig(
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
 			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", "activeLimit", DEFAULT_ACTIVE_LIMIT),
 			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", "activeChars", DEFAULT_ACTIVE_CHARS),
-			pinned: readPinned().map((name) => name.trim()).filter(Boolean),
+			pinned: readPinned()
+				.map((name) => name.trim())
+				.filter(Boolean),
 			nodePath: env.PI_FORGE_NODE?.trim() || undefined,
 			sandbox: readSandbox(),
 			suggest: env.PI_FORGE_SUGGEST?.trim().toLowerCase() !== "off",
@@ -178,7 +194,10 @@ function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<
 	try {
 		data = JSON.parse(file.text);
 	} catch (error) {
-		problems.push({ origin: { file: file.path }, message: `${file.path} is not valid JSON (${(error as Error).message}); ignored` });
+		problems.push({
+			origin: { file: file.path },
+			message: `${file.path} is not valid JSON (${(error as Error).message}); ignored`,
+		});
 		return {};
 	}
 	if (typeof data !== "object" || data === null || Array.isArray(data)) {
@@ -188,13 +207,20 @@ function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<
 	const settings: Partial<Record<FileKey, unknown>> = {};
 	for (const [key, value] of Object.entries(data)) {
 		if ((FILE_KEYS as readonly string[]).includes(key)) settings[key as FileKey] = value;
-		else problems.push({ origin: { file: file.path, key }, message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})` });
+		else
+			problems.push({
+				origin: { file: file.path, key },
+				message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})`,
+			});
 	}
 	return settings;
 }
 
 /** The configuration of pi's cwd, with both config files read from disk. */
-export function loadConfig(cwd: string, env: Record<string, string | undefined> = process.env): { config: ForgeConfig; problems: ConfigProblem[] } {
+export function loadConfig(
+	cwd: string,
+	env: Record<string, string | undefined> = process.env,
+): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const { config } = readConfig(cwd, env);
 	const read = (path: string): ConfigFile => {
 		try {

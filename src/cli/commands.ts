@@ -35,7 +35,23 @@ const version = (text: string) => parseVersion(text) ?? 0;
 export const RUN: Record<CommandName, Command> = {
 	list: async ({ args, json }, { toolbox }, io) => {
 		const { tools } = toolbox.list(args.join(" ") || undefined, 10_000);
-		io.out(json ? JSON.stringify(tools.map(({ entry, health, state }) => ({ name: entry.name, version: entry.version, state, description: entry.description, calls: health?.calls ?? 0, failures: health?.failures ?? 0, lastUsedAt: health?.lastUsedAt ?? null })), null, 2) : toolboxTable(tools, new Date(), process.stdout.columns || 120));
+		io.out(
+			json
+				? JSON.stringify(
+						tools.map(({ entry, health, state }) => ({
+							name: entry.name,
+							version: entry.version,
+							state,
+							description: entry.description,
+							calls: health?.calls ?? 0,
+							failures: health?.failures ?? 0,
+							lastUsedAt: health?.lastUsedAt ?? null,
+						})),
+						null,
+						2,
+					)
+				: toolboxTable(tools, new Date(), process.stdout.columns || 120),
+		);
 		return 0;
 	},
 
@@ -50,11 +66,16 @@ export const RUN: Record<CommandName, Command> = {
 		const [entries, live] = [await toolbox.versions(name), toolbox.get(name)];
 		if (entries.length === 0 && !live) return fail(io, noSuchTool(name));
 		if (entries.length === 0) {
-			io.out(`No stored versions of '${name}' yet; the live one is v${live!.version}. Versions are recorded when pi, or a command that changes the toolbox, opens it.`);
+			io.out(
+				`No stored versions of '${name}' yet; the live one is v${live!.version}. Versions are recorded when pi, or a command that changes the toolbox, opens it.`,
+			);
 			return 0;
 		}
 		const last = entries.at(-1)!;
-		const unrecorded = live && (last.version !== live.version || last.event === "removed") ? `\n  v${live.version}  live, not yet recorded (it is when pi next opens the toolbox)` : "";
+		const unrecorded =
+			live && (last.version !== live.version || last.event === "removed")
+				? `\n  v${live.version}  live, not yet recorded (it is when pi next opens the toolbox)`
+				: "";
 		io.out(historyTable(name, entries, new Date()) + unrecorded);
 		return 0;
 	},
@@ -65,7 +86,11 @@ export const RUN: Record<CommandName, Command> = {
 		if (newest === undefined) return fail(io, noSuchTool(name));
 		const b = to ? version(to) : newest;
 		const a = from ? version(from) : b - 1;
-		if (a < 1) return fail(io, `'${name}' has no version before v${b}: give two versions to compare (agent-forge diff ${name} <from> <to>).`);
+		if (a < 1)
+			return fail(
+				io,
+				`'${name}' has no version before v${b}: give two versions to compare (agent-forge diff ${name} <from> <to>).`,
+			);
 		const diff = await toolbox.diff(name, a, b);
 		if (!diff.ok) return fail(io, formatForPerson(diff.error));
 		io.out(diff.value);
@@ -76,15 +101,31 @@ export const RUN: Record<CommandName, Command> = {
 		const result = await toolbox.runTests(name);
 		if (!result.ok) return fail(io, formatForPerson(result.error));
 		const verdicts = result.value;
-		if (json) io.out(JSON.stringify(verdicts.map(({ test, pass, expected, actual }) => ({ test, pass, expected, actual })), null, 2));
+		if (json)
+			io.out(
+				JSON.stringify(
+					verdicts.map(({ test, pass, expected, actual }) => ({ test, pass, expected, actual })),
+					null,
+					2,
+				),
+			);
 		if (verdicts.length === 0) {
-			return fail(io, `'${name}' is a draft: it has no tests, so nothing was run and it cannot be verified. Re-forge it with tests (forge_tool … "tests": [{ "args": {…}, "expect": "…" }]).`);
+			return fail(
+				io,
+				`'${name}' is a draft: it has no tests, so nothing was run and it cannot be verified. Re-forge it with tests (forge_tool … "tests": [{ "args": {…}, "expect": "…" }]).`,
+			);
 		}
 		const failed = verdicts.filter((v) => !v.pass).length;
 		if (!json) {
-			for (const v of verdicts) io.out(`${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`);
+			for (const v of verdicts)
+				io.out(
+					`${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`,
+				);
 			io.out(`${verdicts.length - failed} passed, ${failed} failed`);
-			if (failed === 0 && !toolbox.get(name)?.verified) io.out(`Not recorded: agent-forge test only reads the toolbox; '${name}' shows as verified once /forge test ${name} passes in pi.`);
+			if (failed === 0 && !toolbox.get(name)?.verified)
+				io.out(
+					`Not recorded: agent-forge test only reads the toolbox; '${name}' shows as verified once /forge test ${name} passes in pi.`,
+				);
 		}
 		return failed === 0 ? 0 : 1;
 	},
@@ -95,10 +136,16 @@ export const RUN: Record<CommandName, Command> = {
 		else if (verdicts.length === 0) io.out("The toolbox is empty: nothing to check.");
 		else {
 			for (const v of verdicts) {
-				const where = v.error?.location ? ` at ${v.error.location.file}:${v.error.location.line}:${v.error.location.column}` : "";
+				const where = v.error?.location
+					? ` at ${v.error.location.file}:${v.error.location.line}:${v.error.location.column}`
+					: "";
 				const tests = v.tests ? `${v.tests} test${v.tests === 1 ? "" : "s"} passed` : "draft: no tests";
 				const edited = v.edited ? " (edited by hand)" : "";
-				io.out(v.ok ? `✓ ${v.name} v${v.version} (${tests}${v.edited ? ", edited by hand" : ""})` : `✗ ${v.name}${v.version ? ` v${v.version}` : ""}${edited}: ${v.error?.phase}${where} — ${v.error?.message.split("\n")[0]}`);
+				io.out(
+					v.ok
+						? `✓ ${v.name} v${v.version} (${tests}${v.edited ? ", edited by hand" : ""})`
+						: `✗ ${v.name}${v.version ? ` v${v.version}` : ""}${edited}: ${v.error?.phase}${where} — ${v.error?.message.split("\n")[0]}`,
+				);
 			}
 			const broken = verdicts.filter((v) => !v.ok).length;
 			io.out(`${verdicts.length - broken} passed, ${broken} failed`);
@@ -109,7 +156,9 @@ export const RUN: Record<CommandName, Command> = {
 	export: async ({ args: [dir, ...names] }, { toolbox }, io) => {
 		const result = await exportPackage(toolbox, resolve(dir), names);
 		if (!result.ok) return fail(io, formatForPerson(result.error));
-		io.out(`Exported ${result.value.tools.length} tool(s) to ${result.value.dir}: ${result.value.tools.join(", ")}\nInstall it with: pi install ${result.value.dir}`);
+		io.out(
+			`Exported ${result.value.tools.length} tool(s) to ${result.value.dir}: ${result.value.tools.join(", ")}\nInstall it with: pi install ${result.value.dir}`,
+		);
 		return 0;
 	},
 
@@ -130,7 +179,13 @@ export const RUN: Record<CommandName, Command> = {
 	import: async ({ args: [dir, ...names], force }, { toolbox }, io) => {
 		const outcomes = await importTools(toolbox, resolve(dir), { names, force });
 		for (const o of outcomes) {
-			io.out(o.ok ? `✓ ${o.name} imported as v${o.version}` : o.skipped ? `- ${o.name} skipped: ${o.skipped}` : `✗ ${o.name}: ${formatForPerson(o.error!)}`);
+			io.out(
+				o.ok
+					? `✓ ${o.name} imported as v${o.version}`
+					: o.skipped
+						? `- ${o.name} skipped: ${o.skipped}`
+						: `✗ ${o.name}: ${formatForPerson(o.error!)}`,
+			);
 		}
 		if (outcomes.length === 0) io.out("No tools found there.");
 		return outcomes.some((o) => !o.ok && !o.skipped) ? 1 : 0;

@@ -13,10 +13,16 @@ export type { Io } from "./commands.ts";
 const consoleIo: Io = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
 /** Runs one command; resolves to the exit code (0 ok, 1 failed, 2 usage). */
-export async function main(argv: string[], io: Io = consoleIo, env: Record<string, string | undefined> = process.env): Promise<number> {
+export async function main(
+	argv: string[],
+	io: Io = consoleIo,
+	env: Record<string, string | undefined> = process.env,
+): Promise<number> {
 	const invocation = parseInvocation(argv);
-	if (invocation.kind === "help") return (io.out(USAGE), 0);
-	if (invocation.kind === "version") return (io.out(packageVersion()), 0);
+	if (invocation.kind === "help" || invocation.kind === "version") {
+		io.out(invocation.kind === "help" ? USAGE : packageVersion());
+		return 0;
+	}
 	if (invocation.kind === "usage-error") return usageError(io, invocation.message);
 
 	const project = projectDir(invocation.cwd);
@@ -44,20 +50,33 @@ function usageError(io: Io, message: string): number {
 }
 
 /** The project folder: `--cwd` (a usage error when it is not a folder) or the current directory. */
-function projectDir(given: string | undefined): { ok: true; dir: string } | { ok: false; usage: boolean; message: string } {
+function projectDir(
+	given: string | undefined,
+): { ok: true; dir: string } | { ok: false; usage: boolean; message: string } {
 	let dir: string;
 	try {
 		dir = realpathSync(resolve(given ?? process.cwd()));
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
-		if (given === undefined) return { ok: false, usage: false, message: `the current directory cannot be read (${code ?? (error as Error).message}).` };
-		return { ok: false, usage: true, message: `--cwd ${given}: ${code === "ENOENT" ? "no such folder" : (error as Error).message}.` };
+		if (given === undefined)
+			return {
+				ok: false,
+				usage: false,
+				message: `the current directory cannot be read (${code ?? (error as Error).message}).`,
+			};
+		return {
+			ok: false,
+			usage: true,
+			message: `--cwd ${given}: ${code === "ENOENT" ? "no such folder" : (error as Error).message}.`,
+		};
 	}
 	if (!statSync(dir).isDirectory()) return { ok: false, usage: true, message: `--cwd ${given ?? dir}: not a folder.` };
 	return { ok: true, dir };
 }
 
 function packageVersion(): string {
-	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+	const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+		version?: string;
+	};
 	return manifest.version ?? "unknown";
 }

@@ -3,7 +3,20 @@
 import { parseArgs } from "node:util";
 import { parseVersion } from "../ui/version.ts";
 
-export type CommandName = "list" | "show" | "history" | "diff" | "test" | "check" | "export" | "rollback" | "remove" | "import" | "grant" | "revoke" | "grants";
+export type CommandName =
+	| "list"
+	| "show"
+	| "history"
+	| "diff"
+	| "test"
+	| "check"
+	| "export"
+	| "rollback"
+	| "remove"
+	| "import"
+	| "grant"
+	| "revoke"
+	| "grants";
 type Flag = "json" | "force";
 
 export interface CommandSpec {
@@ -23,20 +36,102 @@ export interface CommandSpec {
 }
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
-	list: { args: "[query]", does: "the toolbox as a table (best matches first with a query)", min: 0, max: Number.POSITIVE_INFINITY, flags: ["json"], readOnly: true },
-	show: { args: "<tool>", does: "one tool: metadata, health, history and source", min: 1, max: 1, flags: [], readOnly: true },
+	list: {
+		args: "[query]",
+		does: "the toolbox as a table (best matches first with a query)",
+		min: 0,
+		max: Number.POSITIVE_INFINITY,
+		flags: ["json"],
+		readOnly: true,
+	},
+	show: {
+		args: "<tool>",
+		does: "one tool: metadata, health, history and source",
+		min: 1,
+		max: 1,
+		flags: [],
+		readOnly: true,
+	},
 	history: { args: "<tool>", does: "every stored version of a tool", min: 1, max: 1, flags: [], readOnly: true },
-	diff: { args: "<tool> [from] [to]", does: "what changed between two versions (default: previous → current)", min: 1, max: 3, flags: [], versions: [1, 2], readOnly: true },
-	test: { args: "<tool>", does: "run a tool's tests (a draft has none: exit 1)", min: 1, max: 1, flags: ["json"], readOnly: true },
-	check: { args: "[tools…]", does: "re-check tools as the forge would, tests included (for CI)", min: 0, max: Number.POSITIVE_INFINITY, flags: ["json"], readOnly: true },
-	export: { args: "<dir> [tools…]", does: "write the tools (default: every healthy one) as a pi package", min: 1, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true },
-	rollback: { args: "<tool> <version>", does: "make an earlier version current again", min: 2, max: 2, flags: [], versions: [1], readOnly: false },
+	diff: {
+		args: "<tool> [from] [to]",
+		does: "what changed between two versions (default: previous → current)",
+		min: 1,
+		max: 3,
+		flags: [],
+		versions: [1, 2],
+		readOnly: true,
+	},
+	test: {
+		args: "<tool>",
+		does: "run a tool's tests (a draft has none: exit 1)",
+		min: 1,
+		max: 1,
+		flags: ["json"],
+		readOnly: true,
+	},
+	check: {
+		args: "[tools…]",
+		does: "re-check tools as the forge would, tests included (for CI)",
+		min: 0,
+		max: Number.POSITIVE_INFINITY,
+		flags: ["json"],
+		readOnly: true,
+	},
+	export: {
+		args: "<dir> [tools…]",
+		does: "write the tools (default: every healthy one) as a pi package",
+		min: 1,
+		max: Number.POSITIVE_INFINITY,
+		flags: [],
+		readOnly: true,
+	},
+	rollback: {
+		args: "<tool> <version>",
+		does: "make an earlier version current again",
+		min: 2,
+		max: 2,
+		flags: [],
+		versions: [1],
+		readOnly: false,
+	},
 	remove: { args: "<tool>", does: "remove a tool (its history is kept)", min: 1, max: 1, flags: [], readOnly: false },
-	import: { args: "<dir> [tools…]", does: "bring tools from an exported package or another toolbox", min: 1, max: Number.POSITIVE_INFINITY, flags: ["force"], readOnly: false },
+	import: {
+		args: "<dir> [tools…]",
+		does: "bring tools from an exported package or another toolbox",
+		min: 1,
+		max: Number.POSITIVE_INFINITY,
+		flags: ["force"],
+		readOnly: false,
+	},
 	// Grants live in the agent dir, never in the project: these write nothing into it.
-	grant: { args: "<tool> <capability>", does: "let a tool's current version have a capability (from its next call)", min: 2, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true, grants: true },
-	revoke: { args: "<tool> [capability]", does: "forget one grant of a tool, or all of them", min: 1, max: Number.POSITIVE_INFINITY, flags: [], readOnly: true, grants: true },
-	grants: { args: "[tool]", does: "the capabilities remembered for this project's tools", min: 0, max: 1, flags: [], readOnly: true, grants: true },
+	grant: {
+		args: "<tool> <capability>",
+		does: "let a tool's current version have a capability (from its next call)",
+		min: 2,
+		max: Number.POSITIVE_INFINITY,
+		flags: [],
+		readOnly: true,
+		grants: true,
+	},
+	revoke: {
+		args: "<tool> [capability]",
+		does: "forget one grant of a tool, or all of them",
+		min: 1,
+		max: Number.POSITIVE_INFINITY,
+		flags: [],
+		readOnly: true,
+		grants: true,
+	},
+	grants: {
+		args: "[tool]",
+		does: "the capabilities remembered for this project's tools",
+		min: 0,
+		max: 1,
+		flags: [],
+		readOnly: true,
+		grants: true,
+	},
 };
 
 export type Invocation =
@@ -45,20 +140,20 @@ export type Invocation =
 	| { kind: "usage-error"; message: string }
 	| { kind: "run"; command: CommandName; args: string[]; json: boolean; force: boolean; cwd?: string };
 
+const OPTIONS = {
+	cwd: { type: "string" },
+	json: { type: "boolean" },
+	force: { type: "boolean" },
+	help: { type: "boolean", short: "h" },
+	version: { type: "boolean", short: "v" },
+} as const;
+
+const readArgs = (argv: string[]) => parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+
 export function parseInvocation(argv: string[]): Invocation {
-	let parsed;
+	let parsed: ReturnType<typeof readArgs>;
 	try {
-		parsed = parseArgs({
-			args: argv,
-			allowPositionals: true,
-			options: {
-				cwd: { type: "string" },
-				json: { type: "boolean" },
-				force: { type: "boolean" },
-				help: { type: "boolean", short: "h" },
-				version: { type: "boolean", short: "v" },
-			},
-		});
+		parsed = readArgs(argv);
 	} catch (error) {
 		return usageError((error as Error).message);
 	}
@@ -67,11 +162,14 @@ export function parseInvocation(argv: string[]): Invocation {
 	if (values.version) return { kind: "version" };
 	const [name, ...args] = positionals;
 	if (name === undefined || name === "help") return { kind: "help" };
-	if (!Object.hasOwn(COMMANDS, name)) return usageError(`unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(", ")}).`);
+	if (!Object.hasOwn(COMMANDS, name))
+		return usageError(`unknown command '${name}' (commands: ${Object.keys(COMMANDS).join(", ")}).`);
 	const command = name as CommandName;
 	const spec = COMMANDS[command];
 	if (args.length < spec.min || args.length > spec.max) {
-		return usageError(`${args.length < spec.min ? "missing arguments" : "too many arguments"}: agent-forge ${command} ${spec.args}`);
+		return usageError(
+			`${args.length < spec.min ? "missing arguments" : "too many arguments"}: agent-forge ${command} ${spec.args}`,
+		);
 	}
 	for (const flag of ["json", "force"] as const) {
 		if (values[flag] && !spec.flags.includes(flag)) {
@@ -81,7 +179,8 @@ export function parseInvocation(argv: string[]): Invocation {
 	}
 	for (const position of spec.versions ?? []) {
 		const given = args[position];
-		if (given !== undefined && parseVersion(given) === undefined) return usageError(`'${given}' is not a version: give N or vN (e.g. v2).`);
+		if (given !== undefined && parseVersion(given) === undefined)
+			return usageError(`'${given}' is not a version: give N or vN (e.g. v2).`);
 	}
 	if (values.cwd !== undefined && !values.cwd.trim()) return usageError("--cwd needs a folder.");
 	return { kind: "run", command, args, json: values.json ?? false, force: values.force ?? false, cwd: values.cwd };

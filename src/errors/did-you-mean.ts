@@ -24,10 +24,14 @@ export function closeNames(name: string, candidates: Iterable<string>, limit = 3
 	const scored: Array<{ name: string; distance: number }> = [];
 	for (const candidate of candidates) {
 		const distance = editDistance(wanted, candidate.toLowerCase());
-		const contains = wanted.length >= 3 && (candidate.toLowerCase().includes(wanted) || wanted.includes(candidate.toLowerCase()));
+		const contains =
+			wanted.length >= 3 && (candidate.toLowerCase().includes(wanted) || wanted.includes(candidate.toLowerCase()));
 		if (distance <= typoDistance(name) || contains) scored.push({ name: candidate, distance });
 	}
-	return scored.sort((x, y) => x.distance - y.distance || x.name.localeCompare(y.name)).slice(0, limit).map((s) => s.name);
+	return scored
+		.sort((x, y) => x.distance - y.distance || x.name.localeCompare(y.name))
+		.slice(0, limit)
+		.map((s) => s.name);
 }
 
 /** The one candidate a name most plausibly meant: the nearest within half its length, or the only candidate there is. */
@@ -37,5 +41,9 @@ export function closestName(name: string, candidates: readonly string[]): string
 		const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
 		if (!best || distance < best.distance) best = { name: candidate, distance };
 	}
-	return best && best.distance <= Math.max(2, Math.floor(name.length / 2)) ? best.name : candidates.length === 1 ? candidates[0] : undefined;
+	return best && best.distance <= Math.max(2, Math.floor(name.length / 2))
+		? best.name
+		: candidates.length === 1
+			? candidates[0]
+			: undefined;
 }

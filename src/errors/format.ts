@@ -43,7 +43,9 @@ export function formatForModel(error: ForgeError, options: ModelFormatOptions = 
 		if (text.length <= MAX_ERROR_CHARS) return text;
 		text = renderForModel(error, { ...options, maxSourceLines, maxJsonChars: 800 });
 	}
-	return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}\n… (error text cut at ${MAX_ERROR_CHARS} characters)`;
+	return text.length <= MAX_ERROR_CHARS
+		? text
+		: `${text.slice(0, MAX_ERROR_CHARS)}\n… (error text cut at ${MAX_ERROR_CHARS} characters)`;
 }
 
 function renderForModel(error: ForgeError, options: ModelFormatOptions): string {
@@ -68,12 +70,17 @@ function renderForModel(error: ForgeError, options: ModelFormatOptions): string 
 	if (schema !== undefined) out.push("", `Parameters schema: ${boundedJson(schema, maxJson)}`);
 	if (printed !== undefined) out.push("", "Console output of the call:", prose(boundedTail(printed, maxJson)));
 	if (hint) out.push("", `Hint: ${prose(hint)}`);
-	if (grants?.length) out.push("", "To grant it (holds from the next call, no restart):", ...grants.map((line) => `  ${code(line)}`));
+	if (grants?.length)
+		out.push("", "To grant it (holds from the next call, no restart):", ...grants.map((line) => `  ${code(line)}`));
 	// A bad argument or a refused permission is not repaired in the code: the listing would only invite an edit.
 	const logicAtFault = origin !== "input" && origin !== "permission" && error.phase !== "permission";
 	if (source && logicAtFault) {
 		const file = location?.file ?? (tool ? `forge-${tool}.ts` : "the forged file");
-		out.push("", `Source of ${file}:`, code(numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line })));
+		out.push(
+			"",
+			`Source of ${file}:`,
+			code(numberedListing(source, { maxLines: options.maxSourceLines, focusLine: location?.line })),
+		);
 	}
 	return out.join("\n");
 }
@@ -102,10 +109,14 @@ export function logicLineOf(source: string, fileLine: number): number | undefine
 	if (executeLine <= 0) return undefined;
 	if (fileLine < executeLine) {
 		// The k-th hoisted import of the header stood where the k-th marker stands in the body.
-		const markers = lines.flatMap((line, i) => (i >= executeLine && line.trim() === HOISTED ? [i + 1 - executeLine] : []));
+		const markers = lines.flatMap((line, i) =>
+			i >= executeLine && line.trim() === HOISTED ? [i + 1 - executeLine] : [],
+		);
 		const metadataLine = lines.findIndex((line) => line.startsWith("export const metadata")) + 1;
 		// The template's own two imports come first; the hoisted ones follow them.
-		const hoisted = lines.flatMap((line, i) => (i + 1 < metadataLine && /^import\s/.test(line) ? [i + 1] : [])).slice(2);
+		const hoisted = lines
+			.flatMap((line, i) => (i + 1 < metadataLine && /^import\s/.test(line) ? [i + 1] : []))
+			.slice(2);
 		const index = hoisted.indexOf(fileLine);
 		return index >= 0 && hoisted.length === markers.length ? markers[index] : undefined;
 	}
@@ -115,7 +126,9 @@ export function logicLineOf(source: string, fileLine: number): number | undefine
 
 /** The end of a long text: the last lines printed before a failure tell the most. */
 function boundedTail(text: string, maxChars: number): string {
-	return text.length > maxChars ? `… (${text.length - maxChars} earlier characters left out)\n${text.slice(-maxChars)}` : text;
+	return text.length > maxChars
+		? `… (${text.length - maxChars} earlier characters left out)\n${text.slice(-maxChars)}`
+		: text;
 }
 
 function boundedJson(value: unknown, maxChars: number): string {

@@ -1,5 +1,5 @@
 // The checks every forged source passes before it may run: syntax (esbuild) and imports (acorn), and for files on disk a preflight load.
-import { type Result, fail, ok } from "../errors/forge-error.ts";
+import { fail, ok, type Result } from "../errors/forge-error.ts";
 import { tsFileOf } from "../store/tool-files.ts";
 import { checkImports } from "./imports.ts";
 import type { ModuleShape, PreflightLoader } from "./preflight.ts";
@@ -14,7 +14,12 @@ export async function checkSource(source: string, file: string): Promise<Result<
 }
 
 /** Full check of a file already on disk (hand edits, rebuilds): the static checks, then a preflight load of it. */
-export async function verifyToolFile(name: string, path: string, source: string, preflight: PreflightLoader): Promise<Result<{ transpiled: Transpiled; shape: ModuleShape }>> {
+export async function verifyToolFile(
+	name: string,
+	path: string,
+	source: string,
+	preflight: PreflightLoader,
+): Promise<Result<{ transpiled: Transpiled; shape: ModuleShape }>> {
 	const file = tsFileOf(name);
 	const checked = await checkSource(source, file);
 	if (!checked.ok) return fail(checked.error.with({ tool: name }));

@@ -1,8 +1,8 @@
 // Stage 5 of the forge: parse the transpiled module (acorn) and refuse what reaches outside the core library.
-import { parse, type Node } from "acorn";
+import { type Node, parse } from "acorn";
 import { fullAncestor } from "acorn-walk";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
-import { ALLOWED_MODULES_TEXT, TYPE_ONLY_MODULES, isAllowedModule } from "../runtime/core-library.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
+import { ALLOWED_MODULES_TEXT, isAllowedModule, TYPE_ONLY_MODULES } from "../runtime/core-library.ts";
 import { createPositionMapper } from "../runtime/source-map.ts";
 import type { CompiledCode } from "./transpile.ts";
 
@@ -14,16 +14,31 @@ export interface Violation {
 	column: number;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: acorn's ESTree nodes are walked by field name; each field read is checked where it is used
 type AnyNode = Node & Record<string, any>;
 
-const DANGEROUS_PROCESS_MEMBERS = new Set(["binding", "_linkedBinding", "dlopen", "getBuiltinModule", "kill", "_kill", "reallyExit", "_debugProcess"]);
+const DANGEROUS_PROCESS_MEMBERS = new Set([
+	"binding",
+	"_linkedBinding",
+	"dlopen",
+	"getBuiltinModule",
+	"kill",
+	"_kill",
+	"reallyExit",
+	"_debugProcess",
+]);
 /** Globals that evaluate text as code, refused wherever they are named (called, aliased or destructured). */
 const CODE_FROM_TEXT = new Set(["eval", "Function"]);
 const GLOBAL_OBJECTS = new Set(["globalThis", "global", "self", "window"]);
 
 /** Every construct in the module that the contract refuses, in source order. */
 export function findViolations(code: string): Violation[] {
-	const ast = parse(code, { ecmaVersion: "latest", sourceType: "module", locations: true, allowHashBang: true }) as AnyNode;
+	const ast = parse(code, {
+		ecmaVersion: "latest",
+		sourceType: "module",
+		locations: true,
+		allowHashBang: true,
+	}) as AnyNode;
 	const found: Violation[] = [];
 	const add = (node: AnyNode, construct: string, message: string) =>
 		found.push({ construct, message, line: node.loc!.start.line, column: node.loc!.start.column + 1 });
@@ -31,7 +46,11 @@ export function findViolations(code: string): Violation[] {
 	const checkSpecifier = (node: AnyNode, specifier: string, how: string) => {
 		if (isAllowedModule(specifier)) return;
 		if (TYPE_ONLY_MODULES.has(specifier)) {
-			add(node, how, `${how} of '${specifier}' is not allowed: only type-only imports of pi are (\`import type { … } from "${specifier}"\`).`);
+			add(
+				node,
+				how,
+				`${how} of '${specifier}' is not allowed: only type-only imports of pi are (\`import type { … } from "${specifier}"\`).`,
+			);
 		} else {
 			add(node, how, `${how} of '${specifier}' is outside the core library.`);
 		}
@@ -46,7 +65,12 @@ export function findViolations(code: string): Violation[] {
 				break;
 			case "ImportExpression":
 				if (isStringLiteral(node.source)) checkSpecifier(node, node.source.value, "import()");
-				else add(node, "computed import()", "A computed import() (its module name is not a string literal) is not allowed.");
+				else
+					add(
+						node,
+						"computed import()",
+						"A computed import() (its module name is not a string literal) is not allowed.",
+					);
 				break;
 			case "CallExpression":
 			case "NewExpression":
@@ -57,14 +81,28 @@ export function findViolations(code: string): Violation[] {
 				break;
 			case "Identifier": {
 				const parent = ancestors[ancestors.length - 2];
-				if (node.name === "require" && !(parent?.type === "CallExpression" && parent.callee === node) && !isDeclaration(parent, node)) {
-					add(node, "require as a value", "Taking `require` as a value (to call it later) is not allowed: call require(\"module\") directly.");
+				if (
+					node.name === "require" &&
+					!(parent?.type === "CallExpression" && parent.callee === node) &&
+					!isDeclaration(parent, node)
+				) {
+					add(
+						node,
+						"require as a value",
+						'Taking `require` as a value (to call it later) is not allowed: call require("module") directly.',
+					);
 					break;
 				}
 				if (!CODE_FROM_TEXT.has(node.name)) break;
-				const called = (parent?.type === "NewExpression" || parent?.type === "CallExpression") && parent.callee === node;
+				const called =
+					(parent?.type === "NewExpression" || parent?.type === "CallExpression") && parent.callee === node;
 				if (node.name === "eval") add(node, "eval", "`eval` is not allowed.");
-				else if (called) add(parent, "new Function", "`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.");
+				else if (called)
+					add(
+						parent,
+						"new Function",
+						"`new Function(…)` / `Function(…)` is not allowed: it evaluates text as code.",
+					);
 				else add(node, "Function", "Naming the `Function` constructor is not allowed: it evaluates text as code.");
 				break;
 			}
@@ -82,12 +120,21 @@ export function findViolations(code: string): Violation[] {
 	return found.sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
-function checkCall(node: AnyNode, add: (n: AnyNode, c: string, m: string) => void, checkSpecifier: (n: AnyNode, s: string, how: string) => void) {
+function checkCall(
+	node: AnyNode,
+	add: (n: AnyNode, c: string, m: string) => void,
+	checkSpecifier: (n: AnyNode, s: string, how: string) => void,
+) {
 	const callee = node.callee as AnyNode;
 	if (callee.type === "Identifier" && callee.name === "require") {
 		const [first] = node.arguments as AnyNode[];
 		if (first && isStringLiteral(first)) checkSpecifier(node, first.value, "require");
-		else add(node, "require of a non-literal", "require() with a module name that is not a string literal is not allowed.");
+		else
+			add(
+				node,
+				"require of a non-literal",
+				"require() with a module name that is not a string literal is not allowed.",
+			);
 	}
 	if (propertyName(callee) === "constructor" && callee.type === "MemberExpression") {
 		add(node, ".constructor(…)", "Calling `.constructor(…)` is not allowed: it reaches the Function constructor.");
@@ -97,17 +144,34 @@ function checkCall(node: AnyNode, add: (n: AnyNode, c: string, m: string) => voi
 function checkMember(node: AnyNode, add: (n: AnyNode, c: string, m: string) => void) {
 	const object = node.object as AnyNode;
 	const property = propertyName(node);
-	if (object.type === "Identifier" && object.name === "process" && property && DANGEROUS_PROCESS_MEMBERS.has(property)) {
+	if (
+		object.type === "Identifier" &&
+		object.name === "process" &&
+		property &&
+		DANGEROUS_PROCESS_MEMBERS.has(property)
+	) {
 		add(node, `process.${property}`, `\`process.${property}\` is not allowed: it loads native code.`);
 	}
 	if (object.type === "Identifier" && object.name === "module" && property === "constructor") {
 		add(node, "module.constructor", "`module.constructor` is not allowed: it reaches Node's module loader.");
 	}
-	if (object.type === "Identifier" && GLOBAL_OBJECTS.has(object.name) && (property === "eval" || property === "Function")) {
-		add(node, `${object.name}.${property}`, `\`${object.name}.${property}\` is not allowed: it evaluates text as code.`);
+	if (
+		object.type === "Identifier" &&
+		GLOBAL_OBJECTS.has(object.name) &&
+		(property === "eval" || property === "Function")
+	) {
+		add(
+			node,
+			`${object.name}.${property}`,
+			`\`${object.name}.${property}\` is not allowed: it evaluates text as code.`,
+		);
 	}
 	if (property === "constructor" && object.type === "MemberExpression" && propertyName(object) === "constructor") {
-		add(node, ".constructor.constructor", "`.constructor.constructor` is not allowed: it reaches the Function constructor.");
+		add(
+			node,
+			".constructor.constructor",
+			"`.constructor.constructor` is not allowed: it reaches the Function constructor.",
+		);
 	}
 }
 

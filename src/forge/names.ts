@@ -1,5 +1,5 @@
 // Stage 1 of the forge: the tool's name (contract: ^[a-z][a-z0-9_-]{0,47}$, never a name held by a tool that is not forged).
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,47}$/;
 
@@ -12,7 +12,8 @@ export const RESERVED_NAMES = ["registry"] as const;
 /** Who holds a name that is not a forged tool: "pi's built-in tool", "the extension at …". */
 export type TakenNames = ReadonlyMap<string, string>;
 
-const hint = (suggestion: string) => `Call forge_tool again with a name like '${suggestion}': lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters.`;
+const hint = (suggestion: string) =>
+	`Call forge_tool again with a name like '${suggestion}': lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters.`;
 
 export function suggestName(raw: string): string {
 	const cleaned = raw
@@ -26,7 +27,11 @@ export function suggestName(raw: string): string {
 
 /** A name the forge could ever accept (the pattern, not one of its own tools, not reserved). */
 export function isForgeableName(name: string): boolean {
-	return NAME_PATTERN.test(name) && !(FORGE_TOOL_NAMES as readonly string[]).includes(name) && !(RESERVED_NAMES as readonly string[]).includes(name);
+	return (
+		NAME_PATTERN.test(name) &&
+		!(FORGE_TOOL_NAMES as readonly string[]).includes(name) &&
+		!(RESERVED_NAMES as readonly string[]).includes(name)
+	);
 }
 
 export function validateName(name: unknown, taken: TakenNames): Result<string> {
@@ -43,14 +48,26 @@ export function validateName(name: unknown, taken: TakenNames): Result<string> {
 		return fail(new ForgeError("name", `The name '${printable(name)}' ${why}.`, { hint: hint(suggestName(name)) }));
 	}
 	if ((FORGE_TOOL_NAMES as readonly string[]).includes(name)) {
-		return fail(new ForgeError("name", `'${name}' is one of Agent Forge's own tools.`, { hint: hint(`my-${name.replace(/_/g, "-")}`) }));
+		return fail(
+			new ForgeError("name", `'${name}' is one of Agent Forge's own tools.`, {
+				hint: hint(`my-${name.replace(/_/g, "-")}`),
+			}),
+		);
 	}
 	if ((RESERVED_NAMES as readonly string[]).includes(name)) {
-		return fail(new ForgeError("name", `'${name}' is reserved: its file would collide with forge-registry.json.`, { hint: hint(`${name}-tool`) }));
+		return fail(
+			new ForgeError("name", `'${name}' is reserved: its file would collide with forge-registry.json.`, {
+				hint: hint(`${name}-tool`),
+			}),
+		);
 	}
 	const holder = taken.get(name);
 	if (taken.has(name)) {
-		return fail(new ForgeError("name", `The name '${name}' is already held by ${holder}, which is not a forged tool.`, { hint: hint(`${name}-forged`) }));
+		return fail(
+			new ForgeError("name", `The name '${name}' is already held by ${holder}, which is not a forged tool.`, {
+				hint: hint(`${name}-forged`),
+			}),
+		);
 	}
 	return ok(name);
 }

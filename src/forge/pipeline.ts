@@ -1,16 +1,23 @@
 // The forge pipeline: name → description → schema → render → secrets → transpile → imports → stage → preflight → promote.
 // Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
-import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
-import { type ToolMeta, hashSource, serializeMeta, tsFileOf } from "../store/tool-files.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
+import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
+import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
 import { checkSource } from "./check-source.ts";
-import { checkParams } from "./params-check.ts";
-import { type TestVerdict, type TestsChange, type ToolTest, parseTests, testFailure, testsChange } from "./tool-tests.ts";
 import { type TakenNames, validateName } from "./names.ts";
+import { checkParams } from "./params-check.ts";
 import type { PreflightLoader } from "./preflight.ts";
 import { renderTool } from "./render.ts";
+import {
+	parseTests,
+	type TestsChange,
+	type TestVerdict,
+	type ToolTest,
+	testFailure,
+	testsChange,
+} from "./tool-tests.ts";
 import type { CompiledCode } from "./transpile.ts";
 
 export interface ForgeRequest {
@@ -77,16 +84,23 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 	if (!tests.ok) return withTool(tests.error);
 
 	const file = tsFileOf(tool);
-	const { source } = renderTool(deps.template, { name: tool, description: description.value, parameters: parameters.value, logic: logic.value });
+	const { source } = renderTool(deps.template, {
+		name: tool,
+		description: description.value,
+		parameters: parameters.value,
+		logic: logic.value,
+	});
 	const secrets = findSecrets(source);
 	if (secrets.length > 0) {
 		const refusal = secretRefusal(secrets, file);
-		return withTool(new ForgeError("secrets", refusal.message, {
-			location: { file, line: refusal.line, column: refusal.column },
-			notes: refusal.notes.slice(1),
-			source,
-			hint: "Remove the credential from the logic and read it at run time with process.env.NAME (the tool will ask for that variable).",
-		}));
+		return withTool(
+			new ForgeError("secrets", refusal.message, {
+				location: { file, line: refusal.line, column: refusal.column },
+				notes: refusal.notes.slice(1),
+				source,
+				hint: "Remove the credential from the logic and read it at run time with process.env.NAME (the tool will ask for that variable).",
+			}),
+		);
 	}
 	const now = (deps.now ?? (() => new Date()))().toISOString();
 	const meta: ToolMeta = {
@@ -100,7 +114,12 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 		// Promotion requires the tests to pass on exactly this source, so the staged metadata can say so already.
 		...(tests.value.length ? { tests: tests.value, verifiedHash: hashSource(source) } : {}),
 	};
-	const change = testsChange(deps.previousTests ?? [], tests.value, request.tests !== undefined, deps.previous?.version);
+	const change = testsChange(
+		deps.previousTests ?? [],
+		tests.value,
+		request.tests !== undefined,
+		deps.previous?.version,
+	);
 	const promoted = await promoteSource(meta, source, deps);
 	if (promoted.ok) return ok({ ...promoted.value, tests: change });
 	if (change.kind === "kept" && promoted.error.phase === "tests") {
@@ -114,7 +133,11 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
  * The second half of every change of a tool's code (a forge, a roll-back): check the source, stage the pair outside
  * the live files, preflight-load it where tools run, and only then promote it.
  */
-export async function promoteSource(meta: ToolMeta, source: string, deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal">): Promise<Result<Forged>> {
+export async function promoteSource(
+	meta: ToolMeta,
+	source: string,
+	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal">,
+): Promise<Result<Forged>> {
 	const tool = meta.name;
 	const file = tsFileOf(tool);
 	const withTool = (error: ForgeError) => fail(error.with({ tool }));
@@ -147,19 +170,35 @@ function validateDescription(description: unknown): Result<string> {
 		return fail(new ForgeError("description", "The tool needs a description (a non-empty string).", { hint }));
 	}
 	if (description.length > MAX_DESCRIPTION) {
-		return fail(new ForgeError("description", `The description is ${description.length} characters long (at most ${MAX_DESCRIPTION}).`, { hint }));
+		return fail(
+			new ForgeError(
+				"description",
+				`The description is ${description.length} characters long (at most ${MAX_DESCRIPTION}).`,
+				{ hint },
+			),
+		);
 	}
 	return ok(description.trim());
 }
 
 function validateLogic(logic: unknown): Result<string> {
 	if (typeof logic !== "string" || logic.trim().length === 0) {
-		return fail(new ForgeError("syntax", "logic is missing: it must be the TypeScript body of `execute(params, pi, ctx)` as a string.", {
-			hint: "Send logic such as `const words = params.text.split(/\\s+/); return { count: words.length };`.",
-		}));
+		return fail(
+			new ForgeError(
+				"syntax",
+				"logic is missing: it must be the TypeScript body of `execute(params, pi, ctx)` as a string.",
+				{
+					hint: "Send logic such as `const words = params.text.split(/\\s+/); return { count: words.length };`.",
+				},
+			),
+		);
 	}
 	if (logic.length > MAX_LOGIC) {
-		return fail(new ForgeError("syntax", `logic is ${logic.length} characters long (at most ${MAX_LOGIC}).`, { hint: "Keep a forged tool small and focused." }));
+		return fail(
+			new ForgeError("syntax", `logic is ${logic.length} characters long (at most ${MAX_LOGIC}).`, {
+				hint: "Keep a forged tool small and focused.",
+			}),
+		);
 	}
 	return ok(logic);
 }

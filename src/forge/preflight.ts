@@ -3,7 +3,7 @@
 // code that is preflighted is exactly the code that will run (and babel's few milliseconds are saved).
 // Runners call this where they run code: the inline runner in pi's process, the isolated one in its host.
 import { createJiti, type Jiti } from "jiti";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { createPositionMapper } from "../runtime/source-map.ts";
 import { mapStack } from "../runtime/stack.ts";
 import { locateTypebox } from "../runtime/typebox.ts";
@@ -15,7 +15,13 @@ export interface ModuleShape {
 }
 
 /** `map` (the esbuild source map of `cjs`) lets a throw from top-level code be located in `forge-<name>.ts`. */
-export type PreflightLoader = (stagedPath: string, cjs: string, expectedName: string, file: string, map?: string) => Promise<Result<ModuleShape>>;
+export type PreflightLoader = (
+	stagedPath: string,
+	cjs: string,
+	expectedName: string,
+	file: string,
+	map?: string,
+) => Promise<Result<ModuleShape>>;
 
 /** A loader with its own jiti: no module cache (every load is fresh), typebox aliased to `typeboxPath` as pi aliases it to its own. */
 export function createPreflightLoader(typeboxPath: string): PreflightLoader {
@@ -27,7 +33,10 @@ export function createPreflightLoader(typeboxPath: string): PreflightLoader {
 		alias: { "@sinclair/typebox": typeboxPath, typebox: typeboxPath },
 		transform: ({ filename, source }) => {
 			const code = filename ? transpiled.get(filename) : undefined;
-			if (code === undefined) throw new Error(`preflight has no transpiled code for ${filename ?? "an anonymous module"} (${source.length} characters)`);
+			if (code === undefined)
+				throw new Error(
+					`preflight has no transpiled code for ${filename ?? "an anonymous module"} (${source.length} characters)`,
+				);
 			return { code };
 		},
 	});
@@ -38,13 +47,21 @@ export function createPreflightLoader(typeboxPath: string): PreflightLoader {
 			loaded = (await jiti.import(stagedPath)) as Record<string, unknown>;
 		} catch (error) {
 			const message = error instanceof Error ? error.message : String(error);
-			const mapped = map && error instanceof Error ? mapStack(error.stack, stagedPath, createPositionMapper(map), file) : undefined;
+			const mapped =
+				map && error instanceof Error
+					? mapStack(error.stack, stagedPath, createPositionMapper(map), file)
+					: undefined;
 			return fail(
-				new ForgeError("load", `Loading ${file} failed: ${message.split(stagedPath).join(file)}`, {
-					location: mapped?.location,
-					stack: mapped?.frames,
-					hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
-				}, { cause: error }),
+				new ForgeError(
+					"load",
+					`Loading ${file} failed: ${message.split(stagedPath).join(file)}`,
+					{
+						location: mapped?.location,
+						stack: mapped?.frames,
+						hint: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
+					},
+					{ cause: error },
+				),
 			);
 		} finally {
 			transpiled.delete(stagedPath);
@@ -63,13 +80,23 @@ export const preflightLoad: PreflightLoader = (...args) => {
 
 export function checkShape(loaded: Record<string, unknown>, expectedName: string, file: string): Result<ModuleShape> {
 	const shapeError = (message: string) =>
-		fail(new ForgeError("shape", message, { hint: `${file} must export \`metadata\` ({ name, description, parameters }) and \`async function execute(params, pi, ctx)\`, as the template does.` }));
+		fail(
+			new ForgeError("shape", message, {
+				hint: `${file} must export \`metadata\` ({ name, description, parameters }) and \`async function execute(params, pi, ctx)\`, as the template does.`,
+			}),
+		);
 
 	const metadata = loaded.metadata as Partial<ModuleShape> | undefined;
 	if (typeof metadata !== "object" || metadata === null) return shapeError(`${file} does not export \`metadata\`.`);
-	if (metadata.name !== expectedName) return shapeError(`metadata.name is ${JSON.stringify(metadata.name)}, expected "${expectedName}".`);
+	if (metadata.name !== expectedName)
+		return shapeError(`metadata.name is ${JSON.stringify(metadata.name)}, expected "${expectedName}".`);
 	if (typeof metadata.description !== "string") return shapeError("metadata.description must be a string.");
-	if (typeof metadata.parameters !== "object" || metadata.parameters === null) return shapeError("metadata.parameters must be a schema object.");
+	if (typeof metadata.parameters !== "object" || metadata.parameters === null)
+		return shapeError("metadata.parameters must be a schema object.");
 	if (typeof loaded.execute !== "function") return shapeError(`${file} does not export an \`execute\` function.`);
-	return ok({ name: metadata.name, description: metadata.description, parameters: JSON.parse(JSON.stringify(metadata.parameters)) as Record<string, unknown> });
+	return ok({
+		name: metadata.name,
+		description: metadata.description,
+		parameters: JSON.parse(JSON.stringify(metadata.parameters)) as Record<string, unknown>,
+	});
 }

@@ -16,7 +16,8 @@ export interface RenderedTool {
 }
 
 /** `import … from "x"`, `import "x"`, and TypeScript's `import x = require("x")`: one line each. */
-const IMPORT_LINE = /^\s*import\s+(?:type\s+)?(?:(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']|[\w$]+\s*=\s*require\(\s*["'][^"']+["']\s*\))\s*;?\s*$/;
+const IMPORT_LINE =
+	/^\s*import\s+(?:type\s+)?(?:(?:[\w*{}\s,$]+\s+from\s+)?["'][^"']+["']|[\w$]+\s*=\s*require\(\s*["'][^"']+["']\s*\))\s*;?\s*$/;
 const SKIPPABLE = /^\s*(?:\/\/.*)?$/;
 
 /** Where a hoisted import stood in the logic: keeps every later line on its own number (and maps errors back). */
@@ -78,7 +79,10 @@ export function extractLogic(source: string): ExtractedLogic | undefined {
 	if (execute < 0 || closing <= execute || metadata < 0) return undefined;
 	const body = lines.slice(execute + 1, closing);
 	// The template's own two imports come first; the hoisted ones follow them.
-	const hoisted = lines.slice(0, metadata).filter((line) => /^import\s/.test(line)).slice(2);
+	const hoisted = lines
+		.slice(0, metadata)
+		.filter((line) => /^import\s/.test(line))
+		.slice(2);
 	const markers = body.filter((line) => line.trim() === HOISTED_MARKER).length;
 	if (markers !== hoisted.length) return undefined;
 	let next = 0;

@@ -1,6 +1,6 @@
 // Tests a forged tool carries: example calls with what must come out. They are checked before promotion, stored in
 // `forge-<name>.json`, and re-run on every re-forge. Pure: parsing the cases and judging one outcome.
-import { ForgeError, type Result, type SourceLocation, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result, type SourceLocation } from "../errors/forge-error.ts";
 
 /** One example call. Exactly one of the expectations (or none: the call must merely succeed). */
 export interface ToolTest {
@@ -33,7 +33,8 @@ export interface TestVerdict {
 
 export const MAX_TESTS = 50;
 const EXPECTATIONS = ["expect", "equals", "matches", "expectError"] as const;
-const HINT = 'tests is a list like [{"args":{"text":"a b"},"expect":"2"}, {"args":{},"expectError":"text is required"}]; each has args and at most one of expect, equals, matches, expectError.';
+const HINT =
+	'tests is a list like [{"args":{"text":"a b"},"expect":"2"}, {"args":{},"expectError":"text is required"}]; each has args and at most one of expect, equals, matches, expectError.';
 
 export function parseTests(input: unknown): Result<ToolTest[]> {
 	if (input === undefined || input === null) return ok([]);
@@ -51,14 +52,17 @@ export function parseTests(input: unknown): Result<ToolTest[]> {
 	const tests: ToolTest[] = [];
 	for (const [index, raw] of value.entries()) {
 		const label = `tests[${index}]`;
-		if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return refuse(`${label} must be an object with args and an expectation.`);
+		if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+			return refuse(`${label} must be an object with args and an expectation.`);
 		const test = raw as Record<string, unknown>;
 		const args = test.args ?? {};
-		if (typeof args !== "object" || args === null || Array.isArray(args)) return refuse(`${label}.args must be an object of arguments.`);
+		if (typeof args !== "object" || args === null || Array.isArray(args))
+			return refuse(`${label}.args must be an object of arguments.`);
 		const given = EXPECTATIONS.filter((key) => test[key] !== undefined);
 		if (given.length > 1) return refuse(`${label} has ${given.join(" and ")}: give one expectation per case.`);
 		for (const key of ["expect", "matches", "expectError"] as const) {
-			if (test[key] !== undefined && typeof test[key] !== "string") return refuse(`${label}.${key} must be a string.`);
+			if (test[key] !== undefined && typeof test[key] !== "string")
+				return refuse(`${label}.${key} must be a string.`);
 		}
 		if (typeof test.matches === "string") {
 			try {
@@ -67,7 +71,8 @@ export function parseTests(input: unknown): Result<ToolTest[]> {
 				return refuse(`${label}.matches is not a valid regular expression: ${(error as Error).message}`);
 			}
 		}
-		if (test.timeoutMs !== undefined && (!Number.isInteger(test.timeoutMs) || (test.timeoutMs as number) <= 0)) return refuse(`${label}.timeoutMs must be a positive integer.`);
+		if (test.timeoutMs !== undefined && (!Number.isInteger(test.timeoutMs) || (test.timeoutMs as number) <= 0))
+			return refuse(`${label}.timeoutMs must be a positive integer.`);
 		tests.push({
 			...(typeof test.name === "string" ? { name: test.name } : {}),
 			args: args as Record<string, unknown>,
@@ -85,24 +90,55 @@ export function parseTests(input: unknown): Result<ToolTest[]> {
 export type MatchOutcome = boolean | "timeout" | { error: string };
 
 export function judge(test: ToolTest, index: number, outcome: TestOutcome, matched?: MatchOutcome): TestVerdict {
-	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({ test, index, pass, expected, actual, ...(outcome.ok ? {} : { error: outcome.error }) });
+	const verdict = (pass: boolean, expected: string, actual: string): TestVerdict => ({
+		test,
+		index,
+		pass,
+		expected,
+		actual,
+		...(outcome.ok ? {} : { error: outcome.error }),
+	});
 	if (test.expectError !== undefined) {
-		if (outcome.ok) return verdict(false, `an error containing ${quote(test.expectError)}`, `success: ${quote(outcome.text)}`);
-		return verdict(outcome.error.message.includes(test.expectError), `an error containing ${quote(test.expectError)}`, `${outcome.error.phase} error: ${quote(errorText(outcome.error))}`);
+		if (outcome.ok)
+			return verdict(false, `an error containing ${quote(test.expectError)}`, `success: ${quote(outcome.text)}`);
+		return verdict(
+			outcome.error.message.includes(test.expectError),
+			`an error containing ${quote(test.expectError)}`,
+			`${outcome.error.phase} error: ${quote(errorText(outcome.error))}`,
+		);
 	}
-	if (!outcome.ok) return verdict(false, describeExpectation(test), `${outcome.error.phase} error: ${quote(errorText(outcome.error))}`);
+	if (!outcome.ok)
+		return verdict(
+			false,
+			describeExpectation(test),
+			`${outcome.error.phase} error: ${quote(errorText(outcome.error))}`,
+		);
 	const text = outcome.text;
 	if (test.expect !== undefined) return verdict(text.includes(test.expect), describeExpectation(test), quote(text));
 	if (test.matches !== undefined) {
-		if (matched === "timeout") return verdict(false, describeExpectation(test), `${quote(text)}, but matching took too long (the expression backtracks catastrophically: avoid nested quantifiers such as (a+)+)`);
-		if (typeof matched === "object") return verdict(false, describeExpectation(test), `${quote(text)}, but the expression could not be run: ${matched.error}`);
+		if (matched === "timeout")
+			return verdict(
+				false,
+				describeExpectation(test),
+				`${quote(text)}, but matching took too long (the expression backtracks catastrophically: avoid nested quantifiers such as (a+)+)`,
+			);
+		if (typeof matched === "object")
+			return verdict(
+				false,
+				describeExpectation(test),
+				`${quote(text)}, but the expression could not be run: ${matched.error}`,
+			);
 		return verdict(matched === true, describeExpectation(test), quote(text));
 	}
 	if (test.equals !== undefined) {
 		if (sameValue(test.equals, text)) return verdict(true, describeExpectation(test), quote(text));
 		if (typeof test.equals !== "string") return verdict(false, describeExpectation(test), quote(text));
 		const at = firstDifference(test.equals, text);
-		return verdict(false, `output equal to ${quote(test.equals, at)}`, `${quote(text, at)} (the first difference is at character ${at + 1})`);
+		return verdict(
+			false,
+			`output equal to ${quote(test.equals, at)}`,
+			`${quote(text, at)} (the first difference is at character ${at + 1})`,
+		);
 	}
 	return verdict(true, "success", quote(text));
 }
@@ -116,13 +152,25 @@ export type TestsChange =
 	| { kind: "replaced"; count: number; kept: number; added: number; dropped: ToolTest[]; fromVersion?: number };
 
 /** Compares the tests a forge ends with to the previous version's; `given` says whether the call passed `tests`. */
-export function testsChange(previous: readonly ToolTest[], next: readonly ToolTest[], given: boolean, fromVersion?: number): TestsChange {
+export function testsChange(
+	previous: readonly ToolTest[],
+	next: readonly ToolTest[],
+	given: boolean,
+	fromVersion?: number,
+): TestsChange {
 	if (!given) return next.length ? { kind: "kept", count: next.length, fromVersion } : { kind: "none" };
 	if (previous.length === 0 && next.length === 0) return { kind: "none" };
 	const before = new Set(previous.map(caseKey));
 	const after = new Set(next.map(caseKey));
 	const kept = next.filter((test) => before.has(caseKey(test))).length;
-	return { kind: "replaced", count: next.length, kept, added: next.length - kept, dropped: previous.filter((test) => !after.has(caseKey(test))), fromVersion };
+	return {
+		kind: "replaced",
+		count: next.length,
+		kept,
+		added: next.length - kept,
+		dropped: previous.filter((test) => !after.has(caseKey(test))),
+		fromVersion,
+	};
 }
 
 /** A case's identity: its arguments and expectation (its label and deadline do not make it another case). */
@@ -143,8 +191,12 @@ function errorText(error: ForgeError): string {
 
 function describeExpectation(test: ToolTest): string {
 	if (test.expect !== undefined) return `output containing ${quote(test.expect)}`;
-	if (test.matches !== undefined) return `output matching /${test.matches.replace(/[\n\r\t]/g, (c) => JSON.stringify(c).slice(1, -1))}/`;
-	if (test.equals !== undefined) return typeof test.equals === "string" ? `output equal to ${quote(test.equals)}` : `output equal to the JSON value ${cut(JSON.stringify(test.equals))}`;
+	if (test.matches !== undefined)
+		return `output matching /${test.matches.replace(/[\n\r\t]/g, (c) => JSON.stringify(c).slice(1, -1))}/`;
+	if (test.equals !== undefined)
+		return typeof test.equals === "string"
+			? `output equal to ${quote(test.equals)}`
+			: `output equal to the JSON value ${cut(JSON.stringify(test.equals))}`;
 	return "success";
 }
 
@@ -160,7 +212,12 @@ function sameValue(expected: unknown, text: string): boolean {
 
 function sortKeys(value: unknown): unknown {
 	if (Array.isArray(value)) return value.map(sortKeys);
-	if (value && typeof value === "object") return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+	if (value && typeof value === "object")
+		return Object.fromEntries(
+			Object.keys(value)
+				.sort()
+				.map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+		);
 	return value;
 }
 
@@ -210,18 +267,30 @@ export function returnLocation(source: string, file: string): SourceLocation | u
  * "2 of 5 tests failed", with every failing case, expected vs actual, located where a throw happened — or, when every
  * failure is a wrong value, at the logic's return (`source` given). A timeout claims no location: it could be anywhere.
  */
-export function testFailure(verdicts: TestVerdict[], tool: string, source?: string, file = `forge-${tool}.ts`): ForgeError | undefined {
+export function testFailure(
+	verdicts: TestVerdict[],
+	tool: string,
+	source?: string,
+	file = `forge-${tool}.ts`,
+): ForgeError | undefined {
 	const failed = verdicts.filter((v) => !v.pass);
 	if (failed.length === 0) return undefined;
-	const notes = failed.map((v) => `${v.test.name ?? `test ${v.index + 1}`} ${cut(JSON.stringify(v.test.args))}: expected ${v.expected}, got ${v.actual}`);
+	const notes = failed.map(
+		(v) =>
+			`${v.test.name ?? `test ${v.index + 1}`} ${cut(JSON.stringify(v.test.args))}: expected ${v.expected}, got ${v.actual}`,
+	);
 	const located = failed.find((v) => v.error?.details.location)?.error;
 	const wrongValuesOnly = failed.every((v) => !v.error);
 	const location = located?.details.location ?? (wrongValuesOnly && source ? returnLocation(source, file) : undefined);
-	return new ForgeError("tests", `${failed.length} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed; nothing was changed.`, {
-		tool,
-		notes,
-		location,
-		stack: located?.details.stack,
-		hint: "Fix the logic so every case passes (or fix a test that is wrong) and call forge_tool again with the same name.",
-	});
+	return new ForgeError(
+		"tests",
+		`${failed.length} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed; nothing was changed.`,
+		{
+			tool,
+			notes,
+			location,
+			stack: located?.details.stack,
+			hint: "Fix the logic so every case passes (or fix a test that is wrong) and call forge_tool again with the same name.",
+		},
+	);
 }

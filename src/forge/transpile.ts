@@ -1,6 +1,6 @@
 // Stage 4 of the forge: transpile with esbuild. Syntax errors come back with their line and column in `forge-<name>.ts`.
-import { transform, type Message, type TransformOptions } from "esbuild";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { type Message, type TransformOptions, transform } from "esbuild";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 
 export interface CompiledCode {
 	code: string;
@@ -22,7 +22,12 @@ export async function transpile(source: string, file: string): Promise<Result<Tr
 		const [cjs, esm] = await Promise.all([
 			// `import("x")` becomes a promise of `require("x")`: the runners' require is the only way a tool gets a module.
 			transform(source, { ...COMMON, sourcefile: file, format: "cjs", supported: { "dynamic-import": false } }),
-			transform(source, { ...COMMON, sourcefile: file, format: "esm", tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } } }),
+			transform(source, {
+				...COMMON,
+				sourcefile: file,
+				format: "esm",
+				tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+			}),
 		]);
 		return ok({ cjs: { code: cjs.code, map: cjs.map }, esm: { code: esm.code, map: esm.map } });
 	} catch (error) {
@@ -34,8 +39,12 @@ export async function transpile(source: string, file: string): Promise<Result<Tr
 
 function syntaxError(messages: Message[], file: string, source: string): ForgeError {
 	const [first, ...rest] = messages;
-	const location = first.location ? { file, line: first.location.line, column: characterColumn(first.location) } : undefined;
-	const notes = rest.slice(0, 5).map((m) => `${m.location ? `${file}:${m.location.line}:${characterColumn(m.location)}: ` : ""}${m.text}`);
+	const location = first.location
+		? { file, line: first.location.line, column: characterColumn(first.location) }
+		: undefined;
+	const notes = rest
+		.slice(0, 5)
+		.map((m) => `${m.location ? `${file}:${m.location.line}:${characterColumn(m.location)}: ` : ""}${m.text}`);
 	return new ForgeError("syntax", first.text, { location, notes, source, hint: syntaxHint(first) });
 }
 
@@ -50,7 +59,7 @@ function syntaxHint(message: Message): string {
 		return "logic is the body of execute only: send the statements inside the function, not a module or a function declaration.";
 	}
 	if (/^import\b/.test(line)) {
-		return "Put each import on its own single line at the very top of logic (they are moved to the module header), or use `await import(\"node:fs\")`.";
+		return 'Put each import on its own single line at the very top of logic (they are moved to the module header), or use `await import("node:fs")`.';
 	}
 	return "Fix the syntax at that line and call forge_tool again with the complete corrected logic.";
 }

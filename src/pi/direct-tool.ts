@@ -26,19 +26,42 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
  * One call of a forged tool from pi (by its own name or through use_forge_tool): run, truncate, or throw the repair
  * signal. A forge of the same name in the same message is waited for, and the result says which version ran.
  */
-export async function runForgedTool(session: ForgeSession, pi: ExtensionAPI, name: string, args: unknown, signal: AbortSignal | undefined, ctx: ExtensionContext) {
+export async function runForgedTool(
+	session: ForgeSession,
+	pi: ExtensionAPI,
+	name: string,
+	args: unknown,
+	signal: AbortSignal | undefined,
+	ctx: ExtensionContext,
+) {
 	session.ui.attach(ctx);
 	const toolbox = await session.toolboxFor(ctx);
 	const forge = typeof name === "string" ? await session.forges.waitFor(name, signal) : undefined;
-	const result = await toolbox.use(name, args, { signal, host: runHostFor(pi, ctx), redact: (text) => modelRedaction(ctx.cwd).prose(text) });
+	const result = await toolbox.use(name, args, {
+		signal,
+		host: runHostFor(pi, ctx),
+		redact: (text) => modelRedaction(ctx.cwd).prose(text),
+	});
 	if (!result.ok) {
 		const note = forge && raceNote(name, forge, toolbox.get(name)?.version, false);
-		throw toPiError(note ? result.error.with({ notes: [note, ...(result.error.details.notes ?? [])] }) : result.error, ctx.cwd);
+		throw toPiError(
+			note ? result.error.with({ notes: [note, ...(result.error.details.notes ?? [])] }) : result.error,
+			ctx.cwd,
+		);
 	}
 	const { content, details, truncated } = truncateOutput(result.value);
 	const note = forge && raceNote(name, forge, result.value.version, true);
 	const shown = note ? [...content, { type: "text" as const, text: `(${note})` }] : content;
-	return { content: shown, details: { tool: name, version: result.value.version, durationMs: result.value.durationMs, truncated, result: details } };
+	return {
+		content: shown,
+		details: {
+			tool: name,
+			version: result.value.version,
+			durationMs: result.value.durationMs,
+			truncated,
+			result: details,
+		},
+	};
 }
 
 /**
@@ -46,8 +69,10 @@ export async function runForgedTool(session: ForgeSession, pi: ExtensionAPI, nam
  * one (if any), `ran` whether the call ran it (or failed on it) rather than being refused before.
  */
 export function raceNote(name: string, forge: ForgeOutcome, version: number | undefined, ran: boolean): string {
-	if (forge.ok) return `${ran ? "Ran" : "Called"} '${name}' v${version ?? forge.version}, the version forged by the forge_tool call in this same message.`;
+	if (forge.ok)
+		return `${ran ? "Ran" : "Called"} '${name}' v${version ?? forge.version}, the version forged by the forge_tool call in this same message.`;
 	const failed = `The forge_tool call for '${name}' in this same message failed (phase: ${forge.phase})`;
-	if (version === undefined) return `${failed}, and there is no earlier version: nothing ran. Repair it with forge_tool, then call it again.`;
+	if (version === undefined)
+		return `${failed}, and there is no earlier version: nothing ran. Repair it with forge_tool, then call it again.`;
 	return `${failed}: ${ran ? "this ran" : "this call went to"} the previous version v${version}, which is still live.`;
 }

@@ -5,8 +5,8 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../errors/format.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
-import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import { describeSandbox } from "../runtime/isolated/os-sandbox.ts";
+import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
@@ -43,7 +43,11 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		run: async ([name], { toolbox }) => {
 			await toolbox.fresh(name);
 			const view = toolbox.view(name);
-			if (!view) return unknownTool(name, toolbox.entries().map((e) => e.name));
+			if (!view)
+				return unknownTool(
+					name,
+					toolbox.entries().map((e) => e.name),
+				);
 			return toolDetails(view, await toolbox.store.readSource(name), await toolbox.versions(name), new Date());
 		},
 	},
@@ -58,7 +62,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "what changed between two versions (default: the previous and the current one)",
 		takesTool: true,
 		run: async ([name, from, to], { toolbox }) => {
-			const current = toolbox.get(name)?.version ?? Math.max(0, ...(await toolbox.versions(name)).map((e) => e.version));
+			const current =
+				toolbox.get(name)?.version ?? Math.max(0, ...(await toolbox.versions(name)).map((e) => e.version));
 			const b = to ? parseVersion(to) : current;
 			const a = from ? parseVersion(from) : b && b - 1;
 			if (a === undefined || b === undefined) return "A version is N or vN: /forge diff <tool> v2 v3";
@@ -72,9 +77,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		takesTool: true,
 		run: async ([name, version], { toolbox }) => {
 			const to = parseVersion(version ?? "");
-			if (to === undefined) return "Which version (N or vN)? /forge rollback <tool> <version> (see /forge history <tool>)";
+			if (to === undefined)
+				return "Which version (N or vN)? /forge rollback <tool> <version> (see /forge history <tool>)";
 			const result = await toolbox.rollback(name, to);
-			return result.ok ? `Rolled '${name}' back to v${to}: it is now v${result.value.meta.version}.` : formatForPerson(result.error);
+			return result.ok
+				? `Rolled '${name}' back to v${to}: it is now v${result.value.meta.version}.`
+				: formatForPerson(result.error);
 		},
 	},
 	remove: {
@@ -82,8 +90,13 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "remove a tool (its history is kept; /forge rollback brings it back)",
 		takesTool: true,
 		run: async ([name], { toolbox }, ctx) => {
-			if (!toolbox.get(name)) return unknownTool(name, toolbox.entries().map((e) => e.name));
-			if (ctx.hasUI && !(await ctx.ui.confirm("Remove forged tool", `Remove '${name}'? Its history is kept.`))) return "Kept.";
+			if (!toolbox.get(name))
+				return unknownTool(
+					name,
+					toolbox.entries().map((e) => e.name),
+				);
+			if (ctx.hasUI && !(await ctx.ui.confirm("Remove forged tool", `Remove '${name}'? Its history is kept.`)))
+				return "Kept.";
 			const result = await toolbox.remove(name);
 			return result.ok ? `Removed '${name}'. It is no longer offered to the model.` : formatForPerson(result.error);
 		},
@@ -95,9 +108,13 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		run: async ([name], { toolbox }) => {
 			const result = await toolbox.runTests(name);
 			if (!result.ok) return formatForPerson(result.error);
-			if (result.value.length === 0) return `'${name}' has no tests (a draft). Ask the agent to re-forge it with tests.`;
+			if (result.value.length === 0)
+				return `'${name}' has no tests (a draft). Ask the agent to re-forge it with tests.`;
 			return [
-				...result.value.map((v) => `${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`),
+				...result.value.map(
+					(v) =>
+						`${v.pass ? "✓" : "✗"} ${v.test.name ?? `test ${v.index + 1}`} ${JSON.stringify(v.test.args)}${v.pass ? "" : `: expected ${v.expected}, got ${v.actual}`}`,
+				),
 				`${result.value.filter((v) => v.pass).length} passed, ${result.value.filter((v) => !v.pass).length} failed`,
 			].join("\n");
 		},
@@ -113,7 +130,8 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "let a tool's current version have a capability, from its next call",
 		takesTool: true,
 		run: async ([name], opened, _ctx, rest) => {
-			if (!name || !rest.trim()) return `Which tool and capability? /forge grant <tool> <capability> (capabilities: ${GRANT_FORMS})`;
+			if (!name || !rest.trim())
+				return `Which tool and capability? /forge grant <tool> <capability> (capabilities: ${GRANT_FORMS})`;
 			return (await grantCapability(opened, name, rest)).message;
 		},
 	},
@@ -135,7 +153,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 };
 
 function helpText(): string {
-	return ["Agent Forge — /forge commands:", ...Object.values(SUBCOMMANDS).map((s) => `  ${s.usage.padEnd(34)} ${s.summary}`)].join("\n");
+	return [
+		"Agent Forge — /forge commands:",
+		...Object.values(SUBCOMMANDS).map((s) => `  ${s.usage.padEnd(34)} ${s.summary}`),
+	].join("\n");
 }
 
 function unknownTool(name: string | undefined, known: string[]): string {
@@ -167,21 +188,27 @@ export function forgeCompletions(prefix: string, toolNames: string[]): Autocompl
 	if (!sub?.takesTool || parts.length > 2) return null;
 	// Nothing to offer once the name is complete: Enter then runs the command instead of accepting a completion.
 	if (toolNames.includes(parts[1])) return null;
-	const items = toolNames.filter((name) => name.startsWith(parts[1])).map((name) => ({ value: `${parts[0]} ${name}`, label: name }));
+	const items = toolNames
+		.filter((name) => name.startsWith(parts[1]))
+		.map((name) => ({ value: `${parts[0]} ${name}`, label: name }));
 	return items.length ? items : null;
 }
 
 export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): void {
 	pi.registerCommand("forge", {
-		description: "Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, grant, revoke, help)",
-		getArgumentCompletions: (prefix) => forgeCompletions(prefix, session.current?.toolbox.entries().map((e) => e.name) ?? []),
+		description:
+			"Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, grant, revoke, help)",
+		getArgumentCompletions: (prefix) =>
+			forgeCompletions(prefix, session.current?.toolbox.entries().map((e) => e.name) ?? []),
 		handler: async (input, ctx) => {
 			const { name, args } = parseForgeArgs(input);
 			const sub = SUBCOMMANDS[name];
 			let text: string;
 			try {
 				await session.toolboxFor(ctx);
-				text = sub ? await sub.run(args, session.current!, ctx, afterTool(input)) : `Unknown sub-command '${name}'.\n${helpText()}`;
+				text = sub
+					? await sub.run(args, session.current!, ctx, afterTool(input))
+					: `Unknown sub-command '${name}'.\n${helpText()}`;
 			} catch (error) {
 				text = `Agent Forge: ${(error as Error).message.split("\n")[0]}`;
 			}

@@ -4,10 +4,10 @@ import type { ConfigProblem } from "../config.ts";
 import { ForgeError } from "../errors/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
+import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { ToolboxWatcher } from "../toolbox/watcher.ts";
-import { type Offer, admitsFresh, selectOffer } from "../toolbox/active-set.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
@@ -62,13 +62,22 @@ export class ForgeSession {
 				this.ui.bind(box);
 			} catch (error) {
 				this.opened = undefined;
-				throw toPiError(new ForgeError("store", `The toolbox could not be opened: ${(error as Error).message}`, {
-					hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
-				}, { cause: error }), cwd);
+				throw toPiError(
+					new ForgeError(
+						"store",
+						`The toolbox could not be opened: ${(error as Error).message}`,
+						{
+							hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
+						},
+						{ cause: error },
+					),
+					cwd,
+				);
 			}
 			box.onEvent((event) => {
 				if (event.type === "forged") this.promise(box, event.name);
-				if (event.type === "forged" || event.type === "removed" || event.type === "executed") this.refreshActive(box);
+				if (event.type === "forged" || event.type === "removed" || event.type === "executed")
+					this.refreshActive(box);
 				// A bulk re-check takes in many tools in a row: the offer is worked out once for all of them.
 				if (event.type === "reloaded") this.refreshSoon(box);
 			});
@@ -92,7 +101,12 @@ export class ForgeSession {
 		for (const tool of this.pi.getAllTools()) {
 			if (this.direct.has(tool.name) || (FORGE_TOOL_NAMES as readonly string[]).includes(tool.name)) continue;
 			const source = tool.sourceInfo?.source;
-			taken.set(tool.name, source === "builtin" ? `pi's built-in tool '${tool.name}'` : `the tool '${tool.name}' from ${tool.sourceInfo?.path ?? source ?? "another extension"}`);
+			taken.set(
+				tool.name,
+				source === "builtin"
+					? `pi's built-in tool '${tool.name}'`
+					: `the tool '${tool.name}' from ${tool.sourceInfo?.path ?? source ?? "another extension"}`,
+			);
 		}
 		return taken;
 	}
@@ -115,9 +129,17 @@ export class ForgeSession {
 	 */
 	private refreshActive(box: Toolbox): void {
 		const { pinned, activeLimit, activeChars } = box.config;
-		const candidates = box.entries().map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
+		const candidates = box
+			.entries()
+			.map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
 		const fresh = [...new Set([...this.promised.current, ...this.promised.previous])];
-		const offer = selectOffer(candidates, { pinned, limit: activeLimit, now: new Date(), budget: activeChars, fresh });
+		const offer = selectOffer(candidates, {
+			pinned,
+			limit: activeLimit,
+			now: new Date(),
+			budget: activeChars,
+			fresh,
+		});
 		for (const name of offer.active) this.registerDirect(box.get(name));
 		const active = offer.active.filter((name) => this.direct.has(name));
 		this.offer = { active, left: offer.left };
@@ -135,7 +157,12 @@ export class ForgeSession {
 			if (!this.promised.current.includes(name)) this.promised.current.push(name);
 			this.nextOffers.set(name, { offered: true });
 		} else {
-			this.nextOffers.set(name, { offered: false, forgedThisRun: promised.length + 1, limit: activeLimit, budget: activeChars });
+			this.nextOffers.set(name, {
+				offered: false,
+				forgedThisRun: promised.length + 1,
+				limit: activeLimit,
+				budget: activeChars,
+			});
 		}
 	}
 
@@ -144,7 +171,12 @@ export class ForgeSession {
 		const known = this.nextOffers.get(name);
 		if (known) return known;
 		if (this.offer.active.includes(name)) return { offered: true };
-		return { offered: false, forgedThisRun: this.promised.current.length, limit: box.config.activeLimit, budget: box.config.activeChars };
+		return {
+			offered: false,
+			forgedThisRun: this.promised.current.length,
+			limit: box.config.activeLimit,
+			budget: box.config.activeChars,
+		};
 	}
 
 	/** pi started an agent run: the previous run's forges keep their place through this run, then make way. */
@@ -167,15 +199,33 @@ export class ForgeSession {
 		const box = this.current?.toolbox;
 		if (!box) return messages;
 		return messages.map((message) => {
-			const result = message as { role?: string; toolCallId?: string; toolName?: string; isError?: boolean; content?: unknown };
-			if (result.role !== "toolResult" || !result.isError || typeof result.toolName !== "string" || typeof result.toolCallId !== "string") return message;
+			const result = message as {
+				role?: string;
+				toolCallId?: string;
+				toolName?: string;
+				isError?: boolean;
+				content?: unknown;
+			};
+			if (
+				result.role !== "toolResult" ||
+				!result.isError ||
+				typeof result.toolName !== "string" ||
+				typeof result.toolCallId !== "string"
+			)
+				return message;
 			const content = result.content as Array<{ type: string; text?: string }> | undefined;
 			if (content?.length !== 1 || content[0].text !== piNotFound(result.toolName)) return message;
 			let text = this.answered.get(result.toolCallId);
 			if (text === undefined) {
 				const entry = box.get(result.toolName);
 				if (!entry) return message;
-				text = notOfferedAnswer(entry.name, entry.version, argumentsOf(messages, result.toolCallId), box.state(entry), this.forgedThisRun.has(entry.name));
+				text = notOfferedAnswer(
+					entry.name,
+					entry.version,
+					argumentsOf(messages, result.toolCallId),
+					box.state(entry),
+					this.forgedThisRun.has(entry.name),
+				);
 				this.answered.set(result.toolCallId, text);
 			}
 			return { ...message, content: [{ type: "text", text }] };
@@ -184,7 +234,7 @@ export class ForgeSession {
 
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
 	private registerDirect(entry: RegistryEntry | undefined): void {
-		if (!entry || entry.status !== "ok" || this.direct.get(entry.name) === entry.version) return;
+		if (entry?.status !== "ok" || this.direct.get(entry.name) === entry.version) return;
 		if (!this.direct.has(entry.name) && this.takenNames().has(entry.name)) return;
 		this.pi.registerTool(createDirectTool(entry, this, this.pi));
 		this.direct.set(entry.name, entry.version);
@@ -201,7 +251,10 @@ export class ForgeSession {
 		} catch {
 			return; // not bound yet (during extension load): session_start syncs again
 		}
-		const next = [...active.filter((name) => !this.direct.has(name) || offered.has(name)), ...[...offered].filter((name) => !active.includes(name))];
+		const next = [
+			...active.filter((name) => !this.direct.has(name) || offered.has(name)),
+			...[...offered].filter((name) => !active.includes(name)),
+		];
 		if (next.length !== active.length || next.some((name, i) => name !== active[i])) this.pi.setActiveTools(next);
 	}
 
@@ -221,7 +274,9 @@ function argumentsOf(messages: readonly unknown[], toolCallId: string): unknown 
 	for (const message of messages) {
 		const { role, content } = message as { role?: string; content?: unknown };
 		if (role !== "assistant" || !Array.isArray(content)) continue;
-		const call = content.find((part: { type?: string; id?: string }) => part?.type === "toolCall" && part.id === toolCallId);
+		const call = content.find(
+			(part: { type?: string; id?: string }) => part?.type === "toolCall" && part.id === toolCallId,
+		);
 		if (call) return (call as { arguments?: unknown }).arguments;
 	}
 	return undefined;

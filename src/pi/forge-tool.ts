@@ -1,28 +1,38 @@
 // `forge_tool`: create or replace a forged tool, transactionally. Success says how to call it now and from the next prompt.
-import { type Static, Type } from "typebox";
+
 import { createTwoFilesPatch } from "diff";
+import { type Static, Type } from "typebox";
 import type { Forged } from "../forge/pipeline.ts";
-import { type TestsChange, describeTest } from "../forge/tool-tests.ts";
+import { describeTest, type TestsChange } from "../forge/tool-tests.ts";
+import { exampleArgs } from "../schema/example-args.ts";
+import { mostSimilar } from "../toolbox/similar.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
 import { type NextOffer, offerLine } from "./offer-text.ts";
-import { exampleArgs } from "../schema/example-args.ts";
-import { mostSimilar } from "../toolbox/similar.ts";
 import { toPiError } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
 import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
 export const forgeToolSchema = Type.Object({
-	name: Type.String({ description: "Tool name: lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters (e.g. 'csv-summary')." }),
-	description: Type.String({ description: "What the tool does and when to use it; the model sees this when choosing tools." }),
-	parametersSchema: Type.Object({}, {
-		additionalProperties: true,
-		description: 'JSON Schema of the arguments object, e.g. {"type":"object","properties":{"path":{"type":"string","description":"…"}},"required":["path"]}.',
+	name: Type.String({
+		description:
+			"Tool name: lowercase letters, digits, '-' or '_', starting with a letter, at most 48 characters (e.g. 'csv-summary').",
 	}),
+	description: Type.String({
+		description: "What the tool does and when to use it; the model sees this when choosing tools.",
+	}),
+	parametersSchema: Type.Object(
+		{},
+		{
+			additionalProperties: true,
+			description:
+				'JSON Schema of the arguments object, e.g. {"type":"object","properties":{"path":{"type":"string","description":"…"}},"required":["path"]}.',
+		},
+	),
 	logic: Type.String({
 		description:
 			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
-			"ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import(\"node:fs\").",
+			'ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import("node:fs").',
 	}),
 	tests: Type.Optional(
 		Type.Array(Type.Object({}, { additionalProperties: true }), {
@@ -60,34 +70,51 @@ export function createForgeTool(session: ForgeSession) {
 				session.ui.attach(ctx);
 				const toolbox = await session.toolboxFor(ctx);
 				const result = await toolbox.forge(params, session.takenNames(), { signal });
-				outcome = result.ok ? { ok: true, version: result.value.meta.version } : { ok: false, phase: result.error.phase };
+				outcome = result.ok
+					? { ok: true, version: result.value.meta.version }
+					: { ok: false, phase: result.error.phase };
 				if (!result.ok) throw toPiError(result.error, ctx.cwd);
 				const previous = result.value.backedUp ? await toolbox.store.readBackup(result.value.meta.name) : undefined;
 				// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
-				const similar = result.value.previous ? undefined : mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
+				const similar = result.value.previous
+					? undefined
+					: mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
 				const offer = session.nextOffer(result.value.meta.name, toolbox);
-				return { content: [{ type: "text", text: forgeSuccessText(result.value, similar, offer) }], details: forgeDetails(result.value, previous) };
+				return {
+					content: [{ type: "text", text: forgeSuccessText(result.value, similar, offer) }],
+					details: forgeDetails(result.value, previous),
+				};
 			} finally {
 				session.forges.settle(toolCallId, outcome);
 			}
 		},
-		renderCall: (args, theme, context) => renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
-		renderResult: (result, options, theme, context) => renderForgeResult(result, options, theme, context.lastComponent, context.isError),
+		renderCall: (args, theme, context) =>
+			renderForgeCall(args as Partial<ForgeToolInput>, theme, context.lastComponent),
+		renderResult: (result, options, theme, context) =>
+			renderForgeResult(result, options, theme, context.lastComponent, context.isError),
 	});
 }
 
-export function forgeSuccessText(forged: Forged, similar?: { name: string; description: string }, offer: NextOffer = { offered: true }): string {
+export function forgeSuccessText(
+	forged: Forged,
+	similar?: { name: string; description: string },
+	offer: NextOffer = { offered: true },
+): string {
 	const { meta } = forged;
 	const file = `forge-${meta.name}.ts`;
 	const tests = meta.tests?.length ?? 0;
 	const lines = [
 		`Forged '${meta.name}' v${meta.version} → ${file} (checked: name, schema, syntax, imports, preflight load${tests ? `, ${tests} test${tests === 1 ? "" : "s"} passed: verified` : "; no tests: a draft"}).`,
-		forged.backedUp ? `The previous version v${forged.previous?.version ?? meta.version - 1}${forged.previous?.editedByHand ? " (with the hand edits made to it since, which did not pass the checks)" : ""} is kept as ${file}.bak.` : "This is a new tool.",
+		forged.backedUp
+			? `The previous version v${forged.previous?.version ?? meta.version - 1}${forged.previous?.editedByHand ? " (with the hand edits made to it since, which did not pass the checks)" : ""} is kept as ${file}.bak.`
+			: "This is a new tool.",
 		...testsLines(forged.tests, meta.version),
 		`Use it now: use_forge_tool with ${JSON.stringify({ name: meta.name, args: exampleArgs(meta.parameters) })}`,
 		offerLine(meta.name, offer),
 		...(similar
-			? [`Note: '${similar.name}' looks like the same job ("${similar.description}"). If it already does what you need, use it instead; to change it, forge '${similar.name}' again rather than keeping two.`]
+			? [
+					`Note: '${similar.name}' looks like the same job ("${similar.description}"). If it already does what you need, use it instead; to change it, forge '${similar.name}' again rather than keeping two.`,
+				]
 			: []),
 	];
 	return lines.join("\n");
@@ -101,7 +128,10 @@ export function testsLines(change: TestsChange | undefined, version: number): st
 	if (!change || change.kind === "none") return [];
 	const from = `v${change.fromVersion ?? version - 1}`;
 	if (change.kind === "kept") {
-		const kept = change.count === 1 ? `the test of ${from} was kept (this call gave no tests) and passes` : `the ${change.count} tests of ${from} were kept (this call gave no tests) and pass`;
+		const kept =
+			change.count === 1
+				? `the test of ${from} was kept (this call gave no tests) and passes`
+				: `the ${change.count} tests of ${from} were kept (this call gave no tests) and pass`;
 		return [`Tests: ${kept} on v${version}.`];
 	}
 	const before = change.kept + change.dropped.length;
@@ -112,17 +142,36 @@ export function testsLines(change: TestsChange | undefined, version: number): st
 			: `Tests: ${change.count === 1 ? "the given test replaces" : `the ${change.count} given tests replace`} ${before === 1 ? "the test" : `the ${before} tests`} of ${from}: ${change.kept} kept, ${change.added} added, ${change.dropped.length} dropped.`;
 	if (change.dropped.length === 0) return [head];
 	const shown = change.dropped.slice(0, MAX_DROPPED_SHOWN).map((test) => `  - ${describeTest(test)}`);
-	const more = change.dropped.length > MAX_DROPPED_SHOWN ? [`  … and ${change.dropped.length - MAX_DROPPED_SHOWN} more`] : [];
-	return [head, "Dropped:", ...shown, ...more, "To keep a dropped test, forge again with it in tests (omit tests to keep the current ones)."];
+	const more =
+		change.dropped.length > MAX_DROPPED_SHOWN ? [`  … and ${change.dropped.length - MAX_DROPPED_SHOWN} more`] : [];
+	return [
+		head,
+		"Dropped:",
+		...shown,
+		...more,
+		"To keep a dropped test, forge again with it in tests (omit tests to keep the current ones).",
+	];
 }
 
 export const CHECKS = ["schema", "syntax", "imports", "preflight"];
-const checksOf = (forged: Forged) => (forged.meta.tests?.length ? [...CHECKS, `${forged.meta.tests.length} tests`] : CHECKS);
+const checksOf = (forged: Forged) =>
+	forged.meta.tests?.length ? [...CHECKS, `${forged.meta.tests.length} tests`] : CHECKS;
 const MAX_DIFF_CHARS = 20_000;
 
 function forgeDetails(forged: Forged, previousSource: string | undefined): ForgeDetails & { hash: string } {
 	const file = `forge-${forged.meta.name}.ts`;
-	const diff = previousSource === undefined ? undefined : createTwoFilesPatch(`${file} v${forged.previous?.version ?? "?"}`, `${file} v${forged.meta.version}`, previousSource, forged.source, undefined, undefined, { context: 2 });
+	const diff =
+		previousSource === undefined
+			? undefined
+			: createTwoFilesPatch(
+					`${file} v${forged.previous?.version ?? "?"}`,
+					`${file} v${forged.meta.version}`,
+					previousSource,
+					forged.source,
+					undefined,
+					undefined,
+					{ context: 2 },
+				);
 	return {
 		name: forged.meta.name,
 		version: forged.meta.version,
@@ -134,6 +183,7 @@ function forgeDetails(forged: Forged, previousSource: string | undefined): Forge
 }
 
 /** Models sometimes send an object-typed argument as JSON text; accept it before pi validates the arguments. */
+// biome-ignore lint/suspicious/noExplicitAny: pi's prepareArguments hook returns arguments that pi validates next
 export function parseJsonField(args: unknown, field: string): any {
 	if (typeof args !== "object" || args === null) return args;
 	const value = (args as Record<string, unknown>)[field];
@@ -145,4 +195,3 @@ export function parseJsonField(args: unknown, field: string): any {
 		return args;
 	}
 }
-

@@ -35,7 +35,9 @@ export class ForgesInFlight {
 		const forges = [...this.calls.values()].filter((call) => call.name === name);
 		if (forges.length === 0) return undefined;
 		const all = Promise.all(forges.map((call) => call.done));
-		const aborted = new Promise<undefined>((resolve) => signal?.addEventListener("abort", () => resolve(undefined), { once: true }));
+		const aborted = new Promise<undefined>((resolve) =>
+			signal?.addEventListener("abort", () => resolve(undefined), { once: true }),
+		);
 		const outcomes = await Promise.race([all, aborted]);
 		return outcomes?.filter((outcome) => outcome !== undefined).at(-1);
 	}

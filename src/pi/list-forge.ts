@@ -1,22 +1,28 @@
 // `list_forge`: the toolbox for the model — name, description, version, status, last use; with a query, best matches
 // first; with a name, that tool in full (tool-detail.ts).
-import { type Static, Type } from "typebox";
+
 import { basename, isAbsolute, relative } from "node:path";
+import { type Static, Type } from "typebox";
 import { closeNames } from "../errors/did-you-mean.ts";
 import { ForgeError } from "../errors/forge-error.ts";
 import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 import { hashSource, parseMeta } from "../store/tool-files.ts";
 import type { Toolbox, ToolView } from "../toolbox/toolbox.ts";
+import { relativeTime } from "../ui/relative-time.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { toPiError } from "./output.ts";
-import { formatToolDetail } from "./tool-detail.ts";
 import { defineTool } from "./pi-exports.ts";
-import { relativeTime } from "../ui/relative-time.ts";
+import { formatToolDetail } from "./tool-detail.ts";
 
 export const listForgeSchema = Type.Object({
-	query: Type.Optional(Type.String({ description: "Words describing the tool you need; the best matches come first." })),
+	query: Type.Optional(
+		Type.String({ description: "Words describing the tool you need; the best matches come first." }),
+	),
 	name: Type.Optional(
-		Type.String({ description: "A forged tool's exact name: that tool in full (description, parameters schema, tests, state, version and its current source), e.g. before changing it." }),
+		Type.String({
+			description:
+				"A forged tool's exact name: that tool in full (description, parameters schema, tests, state, version and its current source), e.g. before changing it.",
+		}),
 	),
 });
 
@@ -39,7 +45,10 @@ export function createListForge(session: ForgeSession) {
 			if (params.name?.trim()) return describeTool(toolbox, params.name.trim(), ctx.cwd);
 			const { listing, rechecking } = await currentListing(toolbox, params.query, LIST_LIMIT);
 			const text = formatListing(listing, params.query, new Date(), rechecking);
-			return { content: [{ type: "text", text }], details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) } };
+			return {
+				content: [{ type: "text", text }],
+				details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) },
+			};
 		},
 	});
 }
@@ -48,7 +57,11 @@ export function createListForge(session: ForgeSession) {
  * The listing as the files are now: what changed on disk is taken in first (for a few seconds at most), and the tools
  * shown are stamp-checked. `rechecking`: tools changed on disk whose re-check had not finished (0 when all are in).
  */
-export async function currentListing(toolbox: Toolbox, query: string | undefined, limit: number): Promise<{ listing: ReturnType<Toolbox["list"]>; rechecking: number }> {
+export async function currentListing(
+	toolbox: Toolbox,
+	query: string | undefined,
+	limit: number,
+): Promise<{ listing: ReturnType<Toolbox["list"]>; rechecking: number }> {
 	const settled = await toolbox.settle();
 	let listing = toolbox.list(query, limit);
 	if (await toolbox.refresh(listing.tools.map((t) => t.entry.name))) listing = toolbox.list(query, limit);
@@ -64,10 +77,22 @@ async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
 	const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
 	const file = toolbox.store.tsPath(name);
 	const fromProject = relative(cwd, file);
-	const path = fromProject.startsWith("..") || isAbsolute(fromProject) ? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)` : fromProject;
-	const detail = { ...view, source, tests: meta?.ok ? (meta.value.tests ?? []) : [], edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash, path };
+	const path =
+		fromProject.startsWith("..") || isAbsolute(fromProject)
+			? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)`
+			: fromProject;
+	const detail = {
+		...view,
+		source,
+		tests: meta?.ok ? (meta.value.tests ?? []) : [],
+		edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash,
+		path,
+	};
 	const text = redactSecrets(formatToolDetail(detail, new Date()), sensitiveEnvValues(process.env));
-	return { content: [{ type: "text" as const, text }], details: { name, version: view.entry.version, state: view.state } };
+	return {
+		content: [{ type: "text" as const, text }],
+		details: { name, version: view.entry.version, state: view.state },
+	};
 }
 
 const CLOSE_MATCHES = 5;
@@ -75,7 +100,11 @@ const CLOSE_MATCHES = 5;
 /** Typos of the name first, then the tools a search for its words finds. */
 export function unknownToolError(name: string, toolbox: Pick<Toolbox, "entries" | "list">): ForgeError {
 	const entries = toolbox.entries();
-	const byName = closeNames(name, entries.map((e) => e.name), CLOSE_MATCHES);
+	const byName = closeNames(
+		name,
+		entries.map((e) => e.name),
+		CLOSE_MATCHES,
+	);
 	const bySearch = toolbox.list(name.replace(/[-_]/g, " "), CLOSE_MATCHES).tools.map((t) => t.entry.name);
 	const names = [...new Set([...byName, ...bySearch])].slice(0, CLOSE_MATCHES);
 	const described = names.map((n) => {
@@ -92,12 +121,23 @@ export function unknownToolError(name: string, toolbox: Pick<Toolbox, "entries" 
 	});
 }
 
-export function formatListing(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date, rechecking = 0): string {
+export function formatListing(
+	listing: { total: number; matched: number; tools: ToolView[] },
+	query: string | undefined,
+	now: Date,
+	rechecking = 0,
+): string {
 	const body = listingBody(listing, query, now);
-	return rechecking > 0 ? `${body}\n(${rechecking} tool${rechecking === 1 ? "" : "s"} changed on disk still being re-checked: list again in a moment for their state.)` : body;
+	return rechecking > 0
+		? `${body}\n(${rechecking} tool${rechecking === 1 ? "" : "s"} changed on disk still being re-checked: list again in a moment for their state.)`
+		: body;
 }
 
-function listingBody(listing: { total: number; matched: number; tools: ToolView[] }, query: string | undefined, now: Date): string {
+function listingBody(
+	listing: { total: number; matched: number; tools: ToolView[] },
+	query: string | undefined,
+	now: Date,
+): string {
 	if (listing.total === 0) return "The toolbox is empty. Create a tool with forge_tool.";
 	const head = query?.trim()
 		? `${listing.matched} of ${listing.total} forged tools match "${query.trim()}"${listing.matched > listing.tools.length ? ` (best ${listing.tools.length} shown)` : ""}:`
@@ -117,6 +157,9 @@ function formatTool({ entry, health, state }: ToolView, now: Date): string {
 					: `ok, ${entry.tests ? "tests not passed on this version" : "draft"}`;
 	const lastUse = health?.lastUsedAt ? `last used ${relativeTime(new Date(health.lastUsedAt), now)}` : "never used";
 	const params = Object.keys((entry.parameters.properties ?? {}) as object);
-	const description = entry.description.length > MAX_DESCRIPTION ? `${entry.description.slice(0, MAX_DESCRIPTION)}…` : entry.description;
+	const description =
+		entry.description.length > MAX_DESCRIPTION
+			? `${entry.description.slice(0, MAX_DESCRIPTION)}…`
+			: entry.description;
 	return `- ${entry.name} v${entry.version} [${status}] ${description}${params.length ? ` (params: ${params.join(", ")})` : ""} — ${lastUse}`;
 }

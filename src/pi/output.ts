@@ -1,11 +1,12 @@
 // The pi boundary for results: truncate output as pi's own tools do, and turn ForgeErrors into the throw pi expects.
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "./pi-exports.ts";
+
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import type { ForgeError } from "../errors/forge-error.ts";
 import { formatForModel } from "../errors/format.ts";
 import type { ContentBlock, ToolOutput } from "../runtime/result.ts";
 import { redactForModel, redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "./pi-exports.ts";
 
 export interface TruncatedOutput extends ToolOutput {
 	truncated: boolean;
@@ -15,12 +16,16 @@ export interface TruncatedOutput extends ToolOutput {
 export function truncateOutput(output: ToolOutput): TruncatedOutput {
 	const texts = output.content.filter((b): b is Extract<ContentBlock, { type: "text" }> => b.type === "text");
 	const others = output.content.filter((b) => b.type !== "text");
-	const truncation = truncateHead(texts.map((b) => b.text).join("\n"), { maxLines: DEFAULT_MAX_LINES, maxBytes: DEFAULT_MAX_BYTES });
+	const truncation = truncateHead(texts.map((b) => b.text).join("\n"), {
+		maxLines: DEFAULT_MAX_LINES,
+		maxBytes: DEFAULT_MAX_BYTES,
+	});
 	let text = truncation.content;
 	if (truncation.truncated) {
 		text += `\n\n[Output truncated: ${truncation.outputLines} of ${truncation.totalLines} lines (${formatSize(truncation.outputBytes)} of ${formatSize(truncation.totalBytes)}). Make the tool return less, e.g. with a limit parameter.]`;
 	}
-	const content: ContentBlock[] = texts.length > 0 || others.length === 0 ? [{ type: "text", text }, ...others] : others;
+	const content: ContentBlock[] =
+		texts.length > 0 || others.length === 0 ? [{ type: "text", text }, ...others] : others;
 	return { content, details: output.details, truncated: truncation.truncated };
 }
 
@@ -33,8 +38,16 @@ export function toPiError(error: ForgeError, cwd: string = process.cwd()): Error
 }
 
 /** How text bound for the model is scrubbed: `prose` (messages, arguments, console output) and `code` (listings). */
-export function modelRedaction(cwd: string = process.cwd()): { prose(text: string): string; code(text: string): string } {
-	const context = { projectDir: realOrSelf(cwd), homeDir: homedir(), tempDir: realOrSelf(tmpdir()), secretValues: sensitiveEnvValues(process.env) };
+export function modelRedaction(cwd: string = process.cwd()): {
+	prose(text: string): string;
+	code(text: string): string;
+} {
+	const context = {
+		projectDir: realOrSelf(cwd),
+		homeDir: homedir(),
+		tempDir: realOrSelf(tmpdir()),
+		secretValues: sensitiveEnvValues(process.env),
+	};
 	return { prose: (text) => redactForModel(text, context), code: (text) => redactSecrets(text, context.secretValues) };
 }
 

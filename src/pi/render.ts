@@ -34,26 +34,51 @@ function reuse(last: Component | undefined): Text {
 
 function clip(lines: string[], expanded: boolean, theme: Theme): string[] {
 	const max = expanded ? EXPANDED_LINES : COLLAPSED_LINES;
-	return lines.length > max ? [...lines.slice(0, max), theme.fg("dim", `… ${lines.length - max} more line(s)${expanded ? "" : " (expand to see more)"}`)] : lines;
+	return lines.length > max
+		? [
+				...lines.slice(0, max),
+				theme.fg("dim", `… ${lines.length - max} more line(s)${expanded ? "" : " (expand to see more)"}`),
+			]
+		: lines;
 }
 
 /** The model's error text, shortened to what a person scans: the headline, the location, the hint. */
 function errorLines(text: string, expanded: boolean, theme: Theme): string[] {
 	const lines = text.split("\n");
-	const shown = expanded ? lines : lines.filter((line, i) => i < 2 || line.startsWith("at ") || line.startsWith("Hint:") || line.startsWith("  - "));
+	const shown = expanded
+		? lines
+		: lines.filter(
+				(line, i) => i < 2 || line.startsWith("at ") || line.startsWith("Hint:") || line.startsWith("  - "),
+			);
 	return clip(shown, expanded, theme).map((line, i) => (i === 0 ? theme.fg("error", line) : theme.fg("muted", line)));
 }
 
-export function renderForgeCall(args: { name?: string; description?: string; logic?: string }, theme: Theme, last: Component | undefined): Component {
+export function renderForgeCall(
+	args: { name?: string; description?: string; logic?: string },
+	theme: Theme,
+	last: Component | undefined,
+): Component {
 	const text = reuse(last);
 	const lines = typeof args.logic === "string" ? args.logic.split("\n").length : 0;
-	const description = args.description ? ` ${theme.fg("muted", args.description.length > 70 ? `${args.description.slice(0, 69)}…` : args.description)}` : "";
-	text.setText(`${theme.fg("toolTitle", theme.bold("forge_tool "))}${theme.fg("accent", args.name ?? "…")}${description}${lines ? theme.fg("dim", ` (${lines} line${lines === 1 ? "" : "s"} of logic)`) : ""}`);
+	const description = args.description
+		? ` ${theme.fg("muted", args.description.length > 70 ? `${args.description.slice(0, 69)}…` : args.description)}`
+		: "";
+	text.setText(
+		`${theme.fg("toolTitle", theme.bold("forge_tool "))}${theme.fg("accent", args.name ?? "…")}${description}${lines ? theme.fg("dim", ` (${lines} line${lines === 1 ? "" : "s"} of logic)`) : ""}`,
+	);
 	return text;
 }
 
 /** Shared by both result renderers: "working…" while partial, the shortened error on failure, else `success()`. */
-function renderSettled(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean, working: string, success: () => string[]): Component {
+function renderSettled(
+	result: AgentToolResult<unknown>,
+	options: ToolRenderResultOptions,
+	theme: Theme,
+	last: Component | undefined,
+	isError: boolean,
+	working: string,
+	success: () => string[],
+): Component {
 	const text = reuse(last);
 	if (options.isPartial) text.setText(theme.fg("warning", working));
 	else if (isError) text.setText(errorLines(textOf(result), options.expanded, theme).join("\n"));
@@ -61,7 +86,13 @@ function renderSettled(result: AgentToolResult<unknown>, options: ToolRenderResu
 	return text;
 }
 
-export function renderForgeResult(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean): Component {
+export function renderForgeResult(
+	result: AgentToolResult<unknown>,
+	options: ToolRenderResultOptions,
+	theme: Theme,
+	last: Component | undefined,
+	isError: boolean,
+): Component {
 	return renderSettled(result, options, theme, last, isError, "forging… (checks and preflight)", () => {
 		const details = result.details as ForgeDetails | undefined;
 		if (!details) return [textOf(result)];
@@ -73,7 +104,9 @@ export function renderForgeResult(result: AgentToolResult<unknown>, options: Too
 function diffLines(diff: string, theme: Theme): string[] {
 	return diff
 		.split("\n")
-		.filter((line) => !line.startsWith("===") && !line.startsWith("Index:") && line !== "\\ No newline at end of file")
+		.filter(
+			(line) => !line.startsWith("===") && !line.startsWith("Index:") && line !== "\\ No newline at end of file",
+		)
 		.map((line) =>
 			line.startsWith("+") && !line.startsWith("+++")
 				? theme.fg("toolDiffAdded", line)
@@ -83,26 +116,44 @@ function diffLines(diff: string, theme: Theme): string[] {
 		);
 }
 
-export function renderUseCall(args: { name?: string; args?: unknown }, theme: Theme, last: Component | undefined): Component {
+export function renderUseCall(
+	args: { name?: string; args?: unknown },
+	theme: Theme,
+	last: Component | undefined,
+): Component {
 	const text = reuse(last);
 	const json = args.args === undefined ? "{}" : JSON.stringify(args.args);
-	text.setText(`${theme.fg("toolTitle", theme.bold("use_forge_tool "))}${theme.fg("accent", args.name ?? "…")} ${theme.fg("muted", json.length > 80 ? `${json.slice(0, 79)}…` : json)}`);
+	text.setText(
+		`${theme.fg("toolTitle", theme.bold("use_forge_tool "))}${theme.fg("accent", args.name ?? "…")} ${theme.fg("muted", json.length > 80 ? `${json.slice(0, 79)}…` : json)}`,
+	);
 	return text;
 }
 
-export function renderUseResult(result: AgentToolResult<unknown>, options: ToolRenderResultOptions, theme: Theme, last: Component | undefined, isError: boolean): Component {
+export function renderUseResult(
+	result: AgentToolResult<unknown>,
+	options: ToolRenderResultOptions,
+	theme: Theme,
+	last: Component | undefined,
+	isError: boolean,
+): Component {
 	return renderSettled(result, options, theme, last, isError, "running…", () => {
 		const details = result.details as UseDetails | undefined;
 		const head = details
 			? `${theme.fg("success", "✓")} ${theme.bold(details.tool)} v${details.version} ${theme.fg("dim", `· ${Math.round(details.durationMs)} ms${details.truncated ? " · output truncated" : ""}`)}`
 			: theme.fg("success", "✓");
-		return [head, ...clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line))];
+		return [
+			head,
+			...clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line)),
+		];
 	});
 }
 
 /** `/forge` output: monospace text on the custom-message background. */
 export const renderForgeMessage: MessageRenderer = (message, _options, theme) => {
-	const content = typeof message.content === "string" ? message.content : message.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+	const content =
+		typeof message.content === "string"
+			? message.content
+			: message.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
 	const box = new Box(1, 0, (t) => theme.bg("customMessageBg", t));
 	box.addChild(new Text(`${theme.fg("customMessageLabel", theme.bold("⚒ Agent Forge"))}\n${content}`, 0, 0));
 	return box;

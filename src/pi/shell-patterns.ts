@@ -4,7 +4,27 @@
 // `grep -rn TODO src` and `grep -rn FIXME lib` are one pattern). Pure: the caller feeds commands and says what to append.
 
 /** Programs whose first word after the program names what they do. */
-const SUB_COMMAND_PROGRAMS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "docker", "kubectl", "cargo", "go", "pip", "uv", "gh", "make", "terraform", "helm", "systemctl", "apt", "brew"]);
+const SUB_COMMAND_PROGRAMS = new Set([
+	"git",
+	"npm",
+	"pnpm",
+	"yarn",
+	"bun",
+	"npx",
+	"docker",
+	"kubectl",
+	"cargo",
+	"go",
+	"pip",
+	"uv",
+	"gh",
+	"make",
+	"terraform",
+	"helm",
+	"systemctl",
+	"apt",
+	"brew",
+]);
 /** Words in front of the program that do not change what runs. */
 const PREFIXES = new Set(["sudo", "env", "time", "nice", "nohup", "command", "exec"]);
 /** Commands too basic to be worth a tool of their own. */
@@ -15,7 +35,10 @@ export const SUGGEST_AFTER = 3;
 /** The pattern of a shell command line, or undefined when there is nothing worth counting. */
 export function commandPattern(commandLine: string): string | undefined {
 	// The first command of a pipeline or list is what the line is about (`cd x && npm test` is about npm).
-	const segments = commandLine.split(/&&|\|\||;|\|/).map((segment) => segment.trim()).filter(Boolean);
+	const segments = commandLine
+		.split(/&&|\|\||;|\|/)
+		.map((segment) => segment.trim())
+		.filter(Boolean);
 	for (const segment of segments) {
 		const words = segment.split(/\s+/).filter((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
 		while (words.length && PREFIXES.has(words[0])) words.shift();
@@ -26,7 +49,9 @@ export function commandPattern(commandLine: string): string | undefined {
 			const sub = rest.find((word) => !word.startsWith("-"));
 			return sub ? `${program} ${sub}` : program;
 		}
-		const options = [...new Set(rest.filter((word) => word.startsWith("-")).map((word) => word.split("=")[0]))].sort();
+		const options = [
+			...new Set(rest.filter((word) => word.startsWith("-")).map((word) => word.split("=")[0])),
+		].sort();
 		return [program, ...options].join(" ");
 	}
 	return undefined;

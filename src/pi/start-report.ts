@@ -14,12 +14,15 @@ export function reportStartProblems(
 	{ config, openError }: StartProblems,
 	writeStderr: (text: string) => void = (text) => process.stderr.write(text),
 ): void {
-	const opened = openError && openError.message.split("\n").slice(0, 2).join(" ");
+	const opened = openError?.message.split("\n").slice(0, 2).join(" ");
 	if (ctx.hasUI) {
 		for (const problem of config) ctx.ui.notify(`Agent Forge: ${problem.message}`, "warning");
 		if (opened) ctx.ui.notify(opened, "error");
 		return;
 	}
-	const lines = [...config.map((problem) => `Agent Forge: warning: ${problem.message}`), ...(opened ? [`Agent Forge: error: ${opened}`] : [])];
+	const lines = [
+		...config.map((problem) => `Agent Forge: warning: ${problem.message}`),
+		...(opened ? [`Agent Forge: error: ${opened}`] : []),
+	];
 	if (lines.length) writeStderr(`${lines.join("\n")}\n`);
 }

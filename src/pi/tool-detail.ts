@@ -1,7 +1,7 @@
 // `list_forge` with a name: one tool in full for the model — state, description, schema, tests and its current source
 // (with the logic to pass to forge_tool again), bounded in size. Pure: list-forge.ts reads the files and passes them in.
 import { type ExtractedLogic, extractLogic } from "../forge/render.ts";
-import { type ToolTest, describeTest } from "../forge/tool-tests.ts";
+import { describeTest, type ToolTest } from "../forge/tool-tests.ts";
 import type { ToolView } from "../toolbox/toolbox.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 
@@ -39,17 +39,32 @@ export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_D
 		"",
 	];
 	const tail = ["", nextStep(detail, extracted)];
-	const logicBlock = extracted?.restoredImports ? ["", "The logic as forge_tool takes it (the imports the forge moved to the top put back):", fence(extracted.logic)] : [];
-	if (detail.source === undefined) return bounded([...head, `Source: ${file} is missing.`, ...tail].join("\n"), maxChars);
+	const logicBlock = extracted?.restoredImports
+		? [
+				"",
+				"The logic as forge_tool takes it (the imports the forge moved to the top put back):",
+				fence(extracted.logic),
+			]
+		: [];
+	if (detail.source === undefined)
+		return bounded([...head, `Source: ${file} is missing.`, ...tail].join("\n"), maxChars);
 
 	const lines = detail.source.replace(/\s+$/, "").split("\n");
-	const where = extracted ? `; the logic is lines ${extracted.startLine}-${extracted.endLine}, the body of execute` : "";
+	const where = extracted
+		? `; the logic is lines ${extracted.startLine}-${extracted.endLine}, the body of execute`
+		: "";
 	const intro = `Source of ${file} (${detail.path}, ${lines.length} lines${where}):`;
 	const fixed = [...head, intro, ...logicBlock, ...tail].join("\n").length + 16;
 	// The source gets what the rest leaves; when it does not fit, its head is shown and the file named for the rest.
 	let shown = lines;
-	while (shown.length > 1 && shown.join("\n").length + fixed > maxChars) shown = shown.slice(0, Math.floor(shown.length * 0.8));
-	const cutNote = shown.length < lines.length ? [`… (lines ${shown.length + 1}-${lines.length} left out to keep this short: read ${detail.path} for the whole file)`] : [];
+	while (shown.length > 1 && shown.join("\n").length + fixed > maxChars)
+		shown = shown.slice(0, Math.floor(shown.length * 0.8));
+	const cutNote =
+		shown.length < lines.length
+			? [
+					`… (lines ${shown.length + 1}-${lines.length} left out to keep this short: read ${detail.path} for the whole file)`,
+				]
+			: [];
 	return bounded([...head, intro, fence(shown.join("\n")), ...cutNote, ...logicBlock, ...tail].join("\n"), maxChars);
 }
 
@@ -77,7 +92,9 @@ function schemaText(schema: Record<string, unknown>): string {
 	const pretty = JSON.stringify(schema, null, 2);
 	if (pretty.length <= MAX_SCHEMA_CHARS) return pretty;
 	const compact = JSON.stringify(schema);
-	return compact.length <= MAX_SCHEMA_CHARS ? compact : `${compact.slice(0, MAX_SCHEMA_CHARS)}… (${compact.length - MAX_SCHEMA_CHARS} more characters)`;
+	return compact.length <= MAX_SCHEMA_CHARS
+		? compact
+		: `${compact.slice(0, MAX_SCHEMA_CHARS)}… (${compact.length - MAX_SCHEMA_CHARS} more characters)`;
 }
 
 function testsText(tests: readonly ToolTest[]): string[] {
@@ -89,12 +106,25 @@ function testsText(tests: readonly ToolTest[]): string[] {
 		shown.push(line);
 	}
 	const more = tests.length > shown.length ? [`  … and ${tests.length - shown.length} more`] : [];
-	return [`Tests (${tests.length}; re-run on every re-forge that gives no tests, replaced by one that does):`, ...shown, ...more];
+	return [
+		`Tests (${tests.length}; re-run on every re-forge that gives no tests, replaced by one that does):`,
+		...shown,
+		...more,
+	];
 }
 
 function nextStep({ entry, state, tests }: ToolDetail, extracted: ExtractedLogic | undefined): string {
-	const keep = tests.length === 1 ? "; omit tests to keep its test" : tests.length ? `; omit tests to keep these ${tests.length}` : "";
-	const logic = !extracted ? "the body of execute as logic" : extracted.restoredImports ? "the logic above" : `lines ${extracted.startLine}-${extracted.endLine} as logic`;
+	const keep =
+		tests.length === 1
+			? "; omit tests to keep its test"
+			: tests.length
+				? `; omit tests to keep these ${tests.length}`
+				: "";
+	const logic = !extracted
+		? "the body of execute as logic"
+		: extracted.restoredImports
+			? "the logic above"
+			: `lines ${extracted.startLine}-${extracted.endLine} as logic`;
 	return state === "broken"
 		? `To repair it: forge_tool with name "${entry.name}", its description and parametersSchema, and ${logic} corrected${keep}.`
 		: `To change it: forge_tool with name "${entry.name}", the description, parametersSchema and ${logic}, changed as needed${keep}.`;

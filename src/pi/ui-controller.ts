@@ -1,10 +1,10 @@
 // Keeps pi's TUI in step with the toolbox: the widget above the editor and the Forge Tier in the status bar.
 // Does nothing without a UI (print and json modes).
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { SandboxStatus } from "../runtime/isolated/os-sandbox.ts";
 import type { Toolbox, ToolboxEvent } from "../toolbox/toolbox.ts";
 import { statusText } from "../ui/tiers.ts";
 import { type LastAction, widgetLines } from "../ui/widget.ts";
-import type { SandboxStatus } from "../runtime/isolated/os-sandbox.ts";
 
 export const WIDGET_KEY = "agent-forge";
 /** Relative times ("2m ago") are redrawn this often. */
@@ -87,13 +87,31 @@ export class ForgeUi {
 	render(): void {
 		const { ctx, toolbox } = this;
 		if (!ctx?.hasUI || !toolbox) return;
-		const views = toolbox.entries().map((entry) => ({ name: entry.name, state: toolbox.state(entry), verified: entry.verified === true }));
+		const views = toolbox
+			.entries()
+			.map((entry) => ({ name: entry.name, state: toolbox.state(entry), verified: entry.verified === true }));
 		const broken = views.filter((v) => v.state === "broken").map((v) => v.name);
 		const quarantined = views.filter((v) => v.state === "quarantined").map((v) => v.name);
 		try {
 			const verified = views.filter((v) => v.state === "ok" && v.verified).length;
-			ctx.ui.setWidget(WIDGET_KEY, widgetLines({ total: views.length, verified, broken, quarantined, last: this.last, executing: [...this.executing.keys()] }, new Date()));
-			ctx.ui.setStatus(WIDGET_KEY, `${statusText(views.length - broken.length - quarantined.length)}${this.sandbox?.kind === "none" ? " · no OS sandbox" : ""}`);
+			ctx.ui.setWidget(
+				WIDGET_KEY,
+				widgetLines(
+					{
+						total: views.length,
+						verified,
+						broken,
+						quarantined,
+						last: this.last,
+						executing: [...this.executing.keys()],
+					},
+					new Date(),
+				),
+			);
+			ctx.ui.setStatus(
+				WIDGET_KEY,
+				`${statusText(views.length - broken.length - quarantined.length)}${this.sandbox?.kind === "none" ? " · no OS sandbox" : ""}`,
+			);
 		} catch {
 			// A stale context (after /new or /reload): the next session_start attaches a fresh one.
 			this.ctx = undefined;

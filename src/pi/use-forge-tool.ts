@@ -1,15 +1,23 @@
 // `use_forge_tool`: run a forged tool by name, at once (also in the run that forged it).
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
-import { parseJsonField } from "./forge-tool.ts";
-import type { ForgeSession } from "./forge-session.ts";
 import { runForgedTool } from "./direct-tool.ts";
+import type { ForgeSession } from "./forge-session.ts";
+import { parseJsonField } from "./forge-tool.ts";
 import { defineTool } from "./pi-exports.ts";
 import { renderUseCall, renderUseResult } from "./render.ts";
 
 export const useForgeToolSchema = Type.Object({
 	name: Type.String({ description: "Name of the forged tool (see list_forge)." }),
-	args: Type.Optional(Type.Object({}, { additionalProperties: true, description: "Arguments for the tool, matching its parameters schema. Default {}." })),
+	args: Type.Optional(
+		Type.Object(
+			{},
+			{
+				additionalProperties: true,
+				description: "Arguments for the tool, matching its parameters schema. Default {}.",
+			},
+		),
+	),
 });
 
 export type UseForgeToolInput = Static<typeof useForgeToolSchema>;
@@ -24,8 +32,11 @@ export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI) {
 		promptSnippet: "Run one of your forged tools by name",
 		parameters: useForgeToolSchema,
 		prepareArguments: (args) => parseJsonField(args, "args"),
-		execute: (_toolCallId, params, signal, _onUpdate, ctx) => runForgedTool(session, pi, params.name, params.args ?? {}, signal, ctx),
-		renderCall: (args, theme, context) => renderUseCall(args as Partial<UseForgeToolInput>, theme, context.lastComponent),
-		renderResult: (result, options, theme, context) => renderUseResult(result, options, theme, context.lastComponent, context.isError),
+		execute: (_toolCallId, params, signal, _onUpdate, ctx) =>
+			runForgedTool(session, pi, params.name, params.args ?? {}, signal, ctx),
+		renderCall: (args, theme, context) =>
+			renderUseCall(args as Partial<UseForgeToolInput>, theme, context.lastComponent),
+		renderResult: (result, options, theme, context) =>
+			renderUseResult(result, options, theme, context.lastComponent, context.isError),
 	});
 }

@@ -35,7 +35,10 @@ export class AuditLog {
 	 * `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). `secretValues`: the values
 	 * of sensitive environment variables, hidden wherever they appear.
 	 */
-	constructor(file: string, private readonly options: { discard?: boolean; secretValues?: string[] } = {}) {
+	constructor(
+		file: string,
+		private readonly options: { discard?: boolean; secretValues?: string[] } = {},
+	) {
 		this.file = file;
 		this.secretValues = options.secretValues ?? sensitiveEnvValues(process.env);
 	}
@@ -72,7 +75,11 @@ export class AuditLog {
 	private async write(text: string): Promise<void> {
 		try {
 			await appendFile(this.file, text, { mode: FILE_MODE });
-			if (!this.private) this.private = await chmod(this.file, FILE_MODE).then(() => true, () => false);
+			if (!this.private)
+				this.private = await chmod(this.file, FILE_MODE).then(
+					() => true,
+					() => false,
+				);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
 			try {
@@ -109,7 +116,12 @@ export async function readAudit(file: string): Promise<AuditRecord[]> {
 		if (!line.trim()) continue;
 		try {
 			const value = JSON.parse(line) as Partial<AuditRecord> | null;
-			if (typeof value === "object" && value !== null && typeof value.at === "string" && typeof value.tool === "string") {
+			if (
+				typeof value === "object" &&
+				value !== null &&
+				typeof value.at === "string" &&
+				typeof value.tool === "string"
+			) {
 				records.push(value as AuditRecord);
 			}
 		} catch {

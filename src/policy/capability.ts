@@ -91,7 +91,10 @@ function oneLine(commandLine: string): string {
 function envSuffix(env: readonly EnvChange[] | undefined): string {
 	if (!env?.length) return "";
 	const sorted = [...env].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-	const digest = createHash("sha256").update(JSON.stringify(sorted.map((e) => [e.name, e.value]))).digest("hex").slice(0, 12);
+	const digest = createHash("sha256")
+		.update(JSON.stringify(sorted.map((e) => [e.name, e.value])))
+		.digest("hex")
+		.slice(0, 12);
 	return ` env:${sorted.map((e) => e.name).join(",")}#${digest}`;
 }
 

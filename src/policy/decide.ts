@@ -1,9 +1,9 @@
 // The capability policy: whether a forged tool may have a capability now, may never have it, or must ask a person.
 import { isAbsolute, sep } from "node:path";
-import { type Capability, PATH_KEY_PREFIX, SAFE_ENV, capabilityKey, digestKey } from "./capability.ts";
-import { shellQuote } from "./terminal-text.ts";
+import { type Capability, capabilityKey, digestKey, PATH_KEY_PREFIX, SAFE_ENV } from "./capability.ts";
 import { isInside, sameLocation } from "./paths.ts";
 import { type ProtectedLocation, protectedTarget } from "./protected.ts";
+import { shellQuote } from "./terminal-text.ts";
 
 export { isInside } from "./paths.ts";
 
@@ -86,7 +86,9 @@ export function grantCovers(grant: string, key: string): boolean {
 		const grantPath = grant.slice(prefix.length);
 		const path = key.slice(prefix.length);
 		if (!isAbsolute(grantPath)) return false;
-		return grantPath.endsWith("/") || grantPath.endsWith(sep) ? isInside(path, grantPath) : sameLocation(path, grantPath);
+		return grantPath.endsWith("/") || grantPath.endsWith(sep)
+			? isInside(path, grantPath)
+			: sameLocation(path, grantPath);
 	}
 	return false;
 }
@@ -95,7 +97,11 @@ export function grantCovers(grant: string, key: string): boolean {
  * The commands that grant `key` to `tool` (for its current version), as they are typed: the capability quoted for a
  * POSIX shell on the command line, as it is after `/forge grant <tool>` in pi's TUI.
  */
-export function grantCommands(tool: string, key: string, runCli?: { node: string; bin: string }): { cli: string; tui: string; direct?: string } {
+export function grantCommands(
+	tool: string,
+	key: string,
+	runCli?: { node: string; bin: string },
+): { cli: string; tui: string; direct?: string } {
 	const args = `grant ${tool} ${shellQuote(key)}`;
 	return {
 		cli: `agent-forge ${args}`,
@@ -109,7 +115,12 @@ export function grantCommands(tool: string, key: string, runCli?: { node: string
  * One actionable line for the model or the user when a capability is refused and no person could be asked. It names
  * no capability (that goes, exact, in the grant commands beside it); `decision` lets it say when no grant can help.
  */
-export function refusalHint(tool: string, policy: PolicyContext["policy"], grantsFile: string, decision?: Decision): string {
+export function refusalHint(
+	tool: string,
+	policy: PolicyContext["policy"],
+	grantsFile: string,
+	decision?: Decision,
+): string {
 	if (decision?.verdict === "deny" && isFinalDenial(decision.reason)) {
 		return decision.reason.endsWith(REASONS.protected)
 			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in the OS temp dir.`

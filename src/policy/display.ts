@@ -1,6 +1,6 @@
 // What a person is shown when a forged tool asks for a capability: the whole of what would run, made safe for a
 // terminal and bounded in length (see terminal-text.ts).
-import { type Capability, type EnvChange, describeCapability } from "./capability.ts";
+import { type Capability, describeCapability, type EnvChange } from "./capability.ts";
 import { bounded, sanitizeForDisplay } from "./terminal-text.ts";
 
 export const MAX_SHOWN = { command: 600, path: 300, value: 160, variables: 12, title: 4000 } as const;
@@ -15,7 +15,8 @@ export interface DialogContext {
 
 /** The title of the dialog that asks a person about `capability`: what runs, where, with what, and what "Always" covers. */
 export function permissionTitle(capability: Capability, context: DialogContext): string {
-	const show = (text: string, max: number) => bounded(sanitizeForDisplay(context.redact ? context.redact(text) : text), max);
+	const show = (text: string, max: number) =>
+		bounded(sanitizeForDisplay(context.redact ? context.redact(text) : text), max);
 	const who = `Forged tool '${context.tool}'${context.version === undefined ? "" : ` (v${context.version})`}`;
 	const thisVersion = `this version of '${context.tool}'`;
 	if (capability.kind !== "exec") {
@@ -24,10 +25,14 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 	}
 	const lines = [`${who} wants to run ${capability.shell ? "a shell command" : "a command"}:`];
 	lines.push(`  ${capability.shell ? "shell line" : "command"}: ${show(capability.commandLine, MAX_SHOWN.command)}`);
-	lines.push(`  program: ${show(capability.program, MAX_SHOWN.path)}${capability.shell ? " -c <the line above>" : ""}`);
+	lines.push(
+		`  program: ${show(capability.program, MAX_SHOWN.path)}${capability.shell ? " -c <the line above>" : ""}`,
+	);
 	if (capability.cwd) lines.push(`  in: ${show(capability.cwd, MAX_SHOWN.path)}`);
 	lines.push(...environmentLines(capability.env ?? [], (text) => show(text, MAX_SHOWN.value)));
-	const scope = capability.shell ? "exactly this shell line" : `${show(capability.program, MAX_SHOWN.path)} with any arguments`;
+	const scope = capability.shell
+		? "exactly this shell line"
+		: `${show(capability.program, MAX_SHOWN.path)} with any arguments`;
 	// The body is what may be cut; what "Always" means is always shown.
 	return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\n"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`;
 }
@@ -37,8 +42,18 @@ function environmentLines(env: readonly EnvChange[], show: (text: string) => str
 	const sorted = [...env].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 	const lines = ["  environment changes:"];
 	for (const change of sorted.slice(0, MAX_SHOWN.variables)) {
-		lines.push(`    ${show(change.name)}=${show(change.value)}${change.previous === undefined ? " (added)" : ` (was ${show(change.previous)})`}`);
+		lines.push(
+			`    ${show(change.name)}=${show(change.value)}${change.previous === undefined ? " (added)" : ` (was ${show(change.previous)})`}`,
+		);
 	}
-	if (sorted.length > MAX_SHOWN.variables) lines.push(`    … and ${sorted.length - MAX_SHOWN.variables} more: ${show(sorted.slice(MAX_SHOWN.variables).map((c) => c.name).join(", "))}`);
+	if (sorted.length > MAX_SHOWN.variables)
+		lines.push(
+			`    … and ${sorted.length - MAX_SHOWN.variables} more: ${show(
+				sorted
+					.slice(MAX_SHOWN.variables)
+					.map((c) => c.name)
+					.join(", "),
+			)}`,
+		);
 	return lines;
 }

@@ -23,23 +23,38 @@ export function parseGrantKey(text: string): ParsedGrantKey {
 	switch (kind) {
 		case "read":
 		case "write":
-			return isAbsolute(rest) ? { ok: true, key } : { ok: false, error: `'${key}': ${kind}: needs an absolute path (${kind}:/data/ covers a folder).` };
+			return isAbsolute(rest)
+				? { ok: true, key }
+				: { ok: false, error: `'${key}': ${kind}: needs an absolute path (${kind}:/data/ covers a folder).` };
 		case "env":
-			return /^[^\s=]+$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': env: needs the name of one variable (env:GITHUB_TOKEN).` };
+			return /^[^\s=]+$/.test(rest)
+				? { ok: true, key }
+				: { ok: false, error: `'${key}': env: needs the name of one variable (env:GITHUB_TOKEN).` };
 		case "net":
 			return /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i.test(rest)
 				? { ok: true, key: `net:${rest.toLowerCase()}` }
-				: { ok: false, error: `'${key}': net: needs a host name, with its port when it is not 80 or 443 (net:api.github.com, net:127.0.0.1:8080).` };
+				: {
+						ok: false,
+						error: `'${key}': net: needs a host name, with its port when it is not 80 or 443 (net:api.github.com, net:127.0.0.1:8080).`,
+					};
 		case "sha256":
-			return /^[0-9a-f]{64}$/.test(rest) ? { ok: true, key } : { ok: false, error: `'${key}': sha256: needs the 64 hex digits a refusal printed.` };
+			return /^[0-9a-f]{64}$/.test(rest)
+				? { ok: true, key }
+				: { ok: false, error: `'${key}': sha256: needs the 64 hex digits a refusal printed.` };
 		case "shell":
-			return rest.trim() ? { ok: true, key } : { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
+			return rest.trim()
+				? { ok: true, key }
+				: { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
 		case "exec": {
 			const env = ENV_SUFFIX.exec(rest)?.[0] ?? "";
 			const program = rest.slice(0, rest.length - env.length);
 			if (!program.trim()) return { ok: false, error: `'${key}': exec: needs a program (exec:/usr/bin/git).` };
 			if (isAbsolute(program)) return { ok: true, key };
-			if (program.includes("/") || /\s/.test(program)) return { ok: false, error: `'${key}': exec: needs the program's absolute path or a name found on PATH (exec:/usr/bin/git, exec:git); a whole command line is shell:<line>.` };
+			if (program.includes("/") || /\s/.test(program))
+				return {
+					ok: false,
+					error: `'${key}': exec: needs the program's absolute path or a name found on PATH (exec:/usr/bin/git, exec:git); a whole command line is shell:<line>.`,
+				};
 			return { ok: true, lookup: program, env };
 		}
 		default:

@@ -57,14 +57,19 @@ export class GrantsStore {
 	 */
 	get(project: string, tool: string, hash?: string): ToolGrants {
 		const grants = this.entry(project, tool);
-		const current = hash === undefined || grants.hash === undefined || grants.hash === ANY_VERSION || grants.hash === hash;
+		const current =
+			hash === undefined || grants.hash === undefined || grants.hash === ANY_VERSION || grants.hash === hash;
 		return { allow: current ? grants.allow : [], deny: grants.deny };
 	}
 
 	/** The tool's entry as the file has it (copies). */
 	entry(project: string, tool: string): ToolGrantsEntry {
 		const grants = this.data.projects[project]?.[tool];
-		return { ...(grants?.hash === undefined ? {} : { hash: grants.hash }), allow: [...(grants?.allow ?? [])], deny: [...(grants?.deny ?? [])] };
+		return {
+			...(grants?.hash === undefined ? {} : { hash: grants.hash }),
+			allow: [...(grants?.allow ?? [])],
+			deny: [...(grants?.deny ?? [])],
+		};
 	}
 
 	/** The tools of a project that have an entry. */
@@ -78,8 +83,10 @@ export class GrantsStore {
 	 */
 	remember(project: string, tool: string, key: string, verdict: "allow" | "deny", hash?: string): Promise<void> {
 		return this.update((data) => {
-			const tools = (data.projects[project] ??= record());
-			const grants = (tools[tool] ??= { allow: [], deny: [] });
+			data.projects[project] ??= record();
+			const tools = data.projects[project];
+			tools[tool] ??= { allow: [], deny: [] };
+			const grants = tools[tool];
 			if (verdict === "allow" && hash !== undefined && grants.hash !== ANY_VERSION && grants.hash !== hash) {
 				if (grants.hash !== undefined) grants.allow = [];
 				grants.hash = hash;

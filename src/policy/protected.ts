@@ -24,7 +24,16 @@ export interface ProtectedContext {
 }
 
 /** File names agents read as instructions, wherever they are in the project (compared without case). */
-export const INSTRUCTION_FILES: readonly string[] = ["agents.md", "agent.md", "claude.md", "claude.local.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md"];
+export const INSTRUCTION_FILES: readonly string[] = [
+	"agents.md",
+	"agent.md",
+	"claude.md",
+	"claude.local.md",
+	"gemini.md",
+	".cursorrules",
+	".windsurfrules",
+	"copilot-instructions.md",
+];
 
 export function protectedLocations(context: ProtectedContext): ProtectedLocation[] {
 	const { projectDir, tempDir } = context;

@@ -7,7 +7,14 @@ const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "
 
 /** `text` with every unsafe character shown as an escape (`\e`, `\n`, `\x07`, `\u202e`): visible, and inert in a terminal. */
 export function sanitizeForDisplay(text: string): string {
-	return text.replace(UNSAFE, (c) => NAMED[c] ?? (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+	return text.replace(
+		UNSAFE,
+		(c) =>
+			NAMED[c] ??
+			(c.charCodeAt(0) < 0x100
+				? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`
+				: `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+	);
 }
 
 /** At most `max` characters, saying how many were left out. */

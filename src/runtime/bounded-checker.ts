@@ -6,9 +6,15 @@ import { Worker } from "node:worker_threads";
 import type { ErrorObject } from "ajv";
 
 export type MatchVerdict = boolean | "timeout" | { error: string };
-export type ValidationVerdict = { valid: true; data: unknown } | { valid: false; errors: ErrorObject[] } | "timeout" | { error: string };
+export type ValidationVerdict =
+	| { valid: true; data: unknown }
+	| { valid: false; errors: ErrorObject[] }
+	| "timeout"
+	| { error: string };
 
-type Job = { kind: "matches"; pattern: string; text: string } | { kind: "validate"; schema: Record<string, unknown>; data: unknown };
+type Job =
+	| { kind: "matches"; pattern: string; text: string }
+	| { kind: "validate"; schema: Record<string, unknown>; data: unknown };
 
 // CommonJS in the worker (eval): Ajv configured as src/schema/ajv.ts configures pi's own, validators cached by schema text.
 const WORKER_SOURCE = `

@@ -36,7 +36,10 @@ export class ConsoleBuffer {
 
 	/** The output, without its final newline; undefined when nothing was printed. */
 	text(): string | undefined {
-		const text = this.dropped > 0 ? `${this.head}\n… (${this.dropped} characters of console output left out) …\n${this.tail}` : this.head + this.tail;
+		const text =
+			this.dropped > 0
+				? `${this.head}\n… (${this.dropped} characters of console output left out) …\n${this.tail}`
+				: this.head + this.tail;
 		const trimmed = text.replace(/\n$/, "");
 		return trimmed.length > 0 ? trimmed : undefined;
 	}
@@ -47,6 +50,11 @@ export class ConsoleBuffer {
  * call running now; output with no call to belong to (a module's top-level code) is dropped.
  */
 export function createCapturingConsole(current: () => ConsoleBuffer | undefined): Console {
-	const sink = { write: (chunk: unknown) => (current()?.append(String(chunk)), true) } as unknown as NodeJS.WritableStream;
+	const sink = {
+		write: (chunk: unknown) => {
+			current()?.append(String(chunk));
+			return true;
+		},
+	} as unknown as NodeJS.WritableStream;
 	return new Console({ stdout: sink, stderr: sink, ignoreErrors: false, colorMode: false });
 }

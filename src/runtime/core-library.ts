@@ -11,10 +11,14 @@ export const ALLOWED_MODULES: ReadonlySet<string> = new Set([
 ]);
 
 /** Packages a forged tool may import for types only (erased before it runs). */
-export const TYPE_ONLY_MODULES: ReadonlySet<string> = new Set(["@earendil-works/pi-coding-agent", "@mariozechner/pi-coding-agent"]);
+export const TYPE_ONLY_MODULES: ReadonlySet<string> = new Set([
+	"@earendil-works/pi-coding-agent",
+	"@mariozechner/pi-coding-agent",
+]);
 
 export function isAllowedModule(specifier: string): boolean {
 	return ALLOWED_MODULES.has(specifier);
 }
 
-export const ALLOWED_MODULES_TEXT = "fs, fs/promises, path, child_process (bare or node:), typebox (or @sinclair/typebox), and type-only imports of pi (@earendil-works/pi-coding-agent or @mariozechner/pi-coding-agent)";
+export const ALLOWED_MODULES_TEXT =
+	"fs, fs/promises, path, child_process (bare or node:), typebox (or @sinclair/typebox), and type-only imports of pi (@earendil-works/pi-coding-agent or @mariozechner/pi-coding-agent)";

@@ -20,7 +20,16 @@ export interface CallInput {
 	cwd: string;
 }
 
-type Described = Error & { code?: unknown; path?: unknown; dest?: unknown; hostname?: unknown; address?: unknown; port?: unknown; errors?: unknown; wire?: { hint?: unknown } };
+type Described = Error & {
+	code?: unknown;
+	path?: unknown;
+	dest?: unknown;
+	hostname?: unknown;
+	address?: unknown;
+	port?: unknown;
+	errors?: unknown;
+	wire?: { hint?: unknown };
+};
 
 /** `Caused by: Error: connect ECONNREFUSED 127.0.0.1:9`, outermost first; an AggregateError's errors each on a line. */
 export function causeLines(error: unknown): string[] {
@@ -32,7 +41,9 @@ export function causeLines(error: unknown): string[] {
 		lines.push(`Caused by: ${describe(current)}`);
 		const errors = read(() => (current as Described).errors);
 		if (Array.isArray(errors)) {
-			errors.slice(0, MAX_AGGREGATED).forEach((inner, i) => lines.push(`  (${i + 1} of ${errors.length}) ${describe(inner)}`));
+			errors.slice(0, MAX_AGGREGATED).forEach((inner, i) => {
+				lines.push(`  (${i + 1} of ${errors.length}) ${describe(inner)}`);
+			});
 		}
 		current = read(() => (current as Described).cause);
 	}
@@ -50,10 +61,17 @@ export function describe(value: unknown): string {
 /** Where the fault of a failed call lies, and what to change when it is not the logic. */
 export function diagnose(error: unknown, input?: CallInput): Diagnosis {
 	const chain = errorChain(error);
-	const refused = chain.find((e) => e.code === "ERR_FORGE_PERMISSION" || e.code === "ERR_ACCESS_DENIED" || e.name === "PermissionError");
+	const refused = chain.find(
+		(e) => e.code === "ERR_FORGE_PERMISSION" || e.code === "ERR_ACCESS_DENIED" || e.name === "PermissionError",
+	);
 	if (refused) {
 		const hint = chain.map((e) => read(() => e.wire?.hint)).find((h): h is string => typeof h === "string");
-		return { origin: "permission", hint: hint ?? "This access was refused by the forge's policy, not by a fault of the logic: the tool needs a grant for it (see `/forge grants`), or another path inside the project." };
+		return {
+			origin: "permission",
+			hint:
+				hint ??
+				"This access was refused by the forge's policy, not by a fault of the logic: the tool needs a grant for it (see `/forge grants`), or another path inside the project.",
+		};
 	}
 	const args = input ? stringArguments(input.params) : [];
 	for (const e of chain) {
@@ -81,7 +99,10 @@ export function diagnose(error: unknown, input?: CallInput): Diagnosis {
 					hint: `The error comes from the arguments, not the logic: ${arg.field} (${JSON.stringify(arg.value)}) points at ${where}, where ${netProblem} (${code}). Check the address and that the server runs, then call the tool again; the tool need not change.`,
 				};
 			}
-			return { origin: "logic", hint: `The connection failed: at ${where} ${netProblem} (${code}). If that address in the logic is right, the server is down or unreachable from here; otherwise correct it and call forge_tool again.` };
+			return {
+				origin: "logic",
+				hint: `The connection failed: at ${where} ${netProblem} (${code}). If that address in the logic is right, the server is down or unreachable from here; otherwise correct it and call forge_tool again.`,
+			};
 		}
 	}
 	return { origin: "logic" };
@@ -142,7 +163,9 @@ function samePath(errorPath: string, value: string, cwd: string): boolean {
 function networkTarget(error: Described): { host: string; port?: string } | undefined {
 	const host = [read(() => error.hostname), read(() => error.address)].find((h): h is string => typeof h === "string");
 	const port = read(() => error.port);
-	return host ? { host, port: typeof port === "number" || typeof port === "string" ? String(port) : undefined } : undefined;
+	return host
+		? { host, port: typeof port === "number" || typeof port === "string" ? String(port) : undefined }
+		: undefined;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -168,9 +191,17 @@ function stringArguments(params: unknown): Array<{ field: string; value: string 
 	const walk = (value: unknown, field: string, depth: number) => {
 		if (found.length >= 200) return;
 		if (typeof value === "string") found.push({ field, value });
-		else if (depth < 4 && Array.isArray(value)) value.forEach((item, i) => walk(item, `${field}[${i}]`, depth + 1));
+		else if (depth < 4 && Array.isArray(value))
+			value.forEach((item, i) => {
+				walk(item, `${field}[${i}]`, depth + 1);
+			});
 		else if (depth < 4 && value && typeof value === "object") {
-			for (const [key, item] of Object.entries(value)) walk(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`, depth + 1);
+			for (const [key, item] of Object.entries(value))
+				walk(
+					item,
+					/^[A-Za-z_$][\w$]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`,
+					depth + 1,
+				);
 		}
 	};
 	walk(params, "params", 0);

@@ -1,14 +1,13 @@
 // Runs forged tools inside pi's process: fast, but it cannot stop a synchronous loop (the isolated runner can).
 // A module's `console` is its own: what a call prints is kept for that call, not written to pi's terminal.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { preflightLoad } from "../forge/preflight.ts";
 import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
-import type { RunOutcome, RunRequest, RunnableTool, Runner, ToolContext } from "./runner.ts";
+import type { RunnableTool, Runner, RunOutcome, RunRequest, ToolContext } from "./runner.ts";
+import { runtimeError, TIMEOUT_HINT } from "./runtime-error.ts";
 import { createPositionMapper, type PositionMapper } from "./source-map.ts";
-import { runtimeError } from "./runtime-error.ts";
-import { TIMEOUT_HINT } from "./runtime-error.ts";
 
 type Execute = (params: unknown, pi: unknown, ctx: ToolContext) => unknown;
 
@@ -47,23 +46,40 @@ export class InlineRunner implements Runner {
 		const stopped = new Promise<never>((_, reject) => {
 			timer = setTimeout(() => {
 				controller.abort(new Error("deadline"));
-				reject(new ForgeError("timeout", `'${tool.name}' did not finish within ${request.timeoutMs} ms; the call was abandoned.`, {
-					tool: tool.name,
-					hint: TIMEOUT_HINT,
-				}));
+				reject(
+					new ForgeError(
+						"timeout",
+						`'${tool.name}' did not finish within ${request.timeoutMs} ms; the call was abandoned.`,
+						{
+							tool: tool.name,
+							hint: TIMEOUT_HINT,
+						},
+					),
+				);
 			}, request.timeoutMs);
-			controller.signal.addEventListener("abort", () => {
-				if (request.signal?.aborted) reject(new ForgeError("aborted", `'${tool.name}' was cancelled.`, { tool: tool.name }));
-			}, { once: true });
+			controller.signal.addEventListener(
+				"abort",
+				() => {
+					if (request.signal?.aborted)
+						reject(new ForgeError("aborted", `'${tool.name}' was cancelled.`, { tool: tool.name }));
+				},
+				{ once: true },
+			);
 		});
 		if (request.signal?.aborted) abortFromCaller();
 
 		const output = new ConsoleBuffer();
 		try {
-			const value = await Promise.race([this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, request.host.pi, ctx))), stopped]);
+			const value = await Promise.race([
+				this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, request.host.pi, ctx))),
+				stopped,
+			]);
 			return ok({ value, console: output.text() });
 		} catch (error) {
-			const failure = error instanceof ForgeError ? error : runtimeError(error, tool, mapper, { params: request.params, cwd: request.cwd });
+			const failure =
+				error instanceof ForgeError
+					? error
+					: runtimeError(error, tool, mapper, { params: request.params, cwd: request.cwd });
 			const printed = output.text();
 			return fail(printed === undefined ? failure : failure.with({ console: printed }));
 		} finally {
@@ -80,14 +96,22 @@ export class InlineRunner implements Runner {
 		try {
 			const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name), this.console);
 			if (typeof exports.execute !== "function") {
-				return fail(new ForgeError("shape", `${tool.file} does not export an \`execute\` function.`, { tool: tool.name }));
+				return fail(
+					new ForgeError("shape", `${tool.file} does not export an \`execute\` function.`, { tool: tool.name }),
+				);
 			}
 			const loaded = { hash: tool.hash, execute: exports.execute as Execute, mapper };
 			this.loaded.set(key, loaded);
 			return ok(loaded);
 		} catch (error) {
 			const mapped = runtimeError(error, tool, mapper);
-			return fail(new ForgeError(error instanceof ForgeError ? error.phase : "load", `Loading ${tool.file} failed: ${mapped.message}`, mapped.details));
+			return fail(
+				new ForgeError(
+					error instanceof ForgeError ? error.phase : "load",
+					`Loading ${tool.file} failed: ${mapped.message}`,
+					mapped.details,
+				),
+			);
 		}
 	}
 

@@ -16,12 +16,20 @@ export type ModuleProvider = (specifier: string) => unknown;
 const hostRequire = createRequire(import.meta.url);
 
 /** The real modules of this process; TypeBox is pi's, whichever spelling the tool used. */
-export const hostModules: ModuleProvider = (specifier) => hostRequire(specifier === "typebox" || specifier === "@sinclair/typebox" ? locateTypebox().entry : specifier);
+export const hostModules: ModuleProvider = (specifier) =>
+	hostRequire(specifier === "typebox" || specifier === "@sinclair/typebox" ? locateTypebox().entry : specifier);
 
-export function coreLibraryRequire(tool: string, provide: ModuleProvider = hostModules): (specifier: string) => unknown {
+export function coreLibraryRequire(
+	tool: string,
+	provide: ModuleProvider = hostModules,
+): (specifier: string) => unknown {
 	return (specifier: string) => {
 		if (typeof specifier !== "string" || !isAllowedModule(specifier)) {
-			throw new ForgeError("import", `require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only ${ALLOWED_MODULES_TEXT}.`, { tool });
+			throw new ForgeError(
+				"import",
+				`require(${JSON.stringify(specifier)}) was refused at run time: forged tools may use only ${ALLOWED_MODULES_TEXT}.`,
+				{ tool },
+			);
 		}
 		return provide(specifier);
 	};
@@ -31,8 +39,15 @@ export function coreLibraryRequire(tool: string, provide: ModuleProvider = hostM
  * Runs the module body and returns its exports. `filename` is what stack frames will name; `console`, when given, is
  * the module's own `console` (a runner's capturing one), in place of the global.
  */
-export function evaluateModule(code: string, filename: string, require: (specifier: string) => unknown, console: unknown = globalThis.console): Record<string, unknown> {
-	const wrapper = compileFunction(code, ["exports", "require", "module", "__filename", "__dirname", "console"], { filename });
+export function evaluateModule(
+	code: string,
+	filename: string,
+	require: (specifier: string) => unknown,
+	console: unknown = globalThis.console,
+): Record<string, unknown> {
+	const wrapper = compileFunction(code, ["exports", "require", "module", "__filename", "__dirname", "console"], {
+		filename,
+	});
 	const module = { exports: {} as Record<string, unknown> };
 	wrapper.call(module.exports, module.exports, require, module, filename, "", console);
 	return module.exports;

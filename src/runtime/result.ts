@@ -31,20 +31,25 @@ export function withConsole(output: ToolOutput, printed: string | undefined): To
 }
 
 function isToolResult(value: unknown): value is { content: ContentBlock[]; details?: unknown } {
-	if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content)) return false;
+	if (typeof value !== "object" || value === null || !Array.isArray((value as { content?: unknown }).content))
+		return false;
 	return (value as { content: unknown[] }).content.every(
 		(block) =>
 			typeof block === "object" &&
 			block !== null &&
 			(((block as ContentBlock).type === "text" && typeof (block as { text?: unknown }).text === "string") ||
-				((block as ContentBlock).type === "image" && typeof (block as { data?: unknown }).data === "string" && typeof (block as { mimeType?: unknown }).mimeType === "string")),
+				((block as ContentBlock).type === "image" &&
+					typeof (block as { data?: unknown }).data === "string" &&
+					typeof (block as { mimeType?: unknown }).mimeType === "string")),
 	);
 }
 
 /** JSON for plain values; survives BigInt, cycles, functions and symbols instead of throwing. */
 export function stringify(value: unknown): string {
 	if (typeof value !== "object" || value === null) {
-		return typeof value === "bigint" || typeof value === "symbol" || typeof value === "function" ? String(value) : JSON.stringify(value);
+		return typeof value === "bigint" || typeof value === "symbol" || typeof value === "function"
+			? String(value)
+			: JSON.stringify(value);
 	}
 	return JSON.stringify(toPlain(value, []), null, 2);
 }

@@ -7,27 +7,44 @@ import type { PositionMapper } from "./source-map.ts";
 import { mapStack } from "./stack.ts";
 
 /** A throw from the tool, as a ForgeError located in `forge-<name>.ts`; `input` (the call's arguments) lets it tell a bad argument from a bug. */
-export function runtimeError(error: unknown, tool: RunnableTool, mapper: PositionMapper, input?: CallInput): ForgeError {
+export function runtimeError(
+	error: unknown,
+	tool: RunnableTool,
+	mapper: PositionMapper,
+	input?: CallInput,
+): ForgeError {
 	if (error instanceof ForgeError) return error;
-	const headline = error instanceof Error ? `${error.name}: ${error.message}` : `Thrown value: ${describeThrown(error)}`;
+	const headline =
+		error instanceof Error ? `${error.name}: ${error.message}` : `Thrown value: ${describeThrown(error)}`;
 	const message = [headline, ...causeLines(error)].join("\n");
-	const { location, frames } = mapStack(error instanceof Error ? error.stack : undefined, tool.path, mapper, tool.file);
+	const { location, frames } = mapStack(
+		error instanceof Error ? error.stack : undefined,
+		tool.path,
+		mapper,
+		tool.file,
+	);
 	const { origin, hint } = diagnose(error, input);
-	return new ForgeError("runtime", message, {
-		tool: tool.name,
-		location,
-		stack: frames,
-		origin,
-		hint: hint ??
-			(location
-				? `Fix the logic at ${location.file}:${location.line} and call forge_tool again with the corrected logic.`
-				: "Fix the logic and call forge_tool again with the corrected logic."),
-	}, { cause: error });
+	return new ForgeError(
+		"runtime",
+		message,
+		{
+			tool: tool.name,
+			location,
+			stack: frames,
+			origin,
+			hint:
+				hint ??
+				(location
+					? `Fix the logic at ${location.file}:${location.line} and call forge_tool again with the corrected logic.`
+					: "Fix the logic and call forge_tool again with the corrected logic."),
+		},
+		{ cause: error },
+	);
 }
 
 function describeThrown(value: unknown): string {
 	try {
-		return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+		return typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 	} catch {
 		return String(value);
 	}

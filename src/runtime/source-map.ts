@@ -12,7 +12,10 @@ export type PositionMapper = (line: number, column: number) => Position | undefi
 export function createPositionMapper(mapJson: string): PositionMapper {
 	const map = new SourceMap(JSON.parse(mapJson) as SourceMapPayload);
 	return (line, column) => {
-		const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as Partial<{ originalLine: number; originalColumn: number }>;
+		const entry = map.findEntry(line - 1, Math.max(0, column - 1)) as Partial<{
+			originalLine: number;
+			originalColumn: number;
+		}>;
 		if (typeof entry.originalLine !== "number" || typeof entry.originalColumn !== "number") return undefined;
 		return { line: entry.originalLine + 1, column: entry.originalColumn + 1 };
 	};

@@ -11,7 +11,12 @@ export interface MappedStack {
 const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;
 
 /** Keeps only the frames in `evaluatedAs` (the filename the code ran under), mapped through the source map. */
-export function mapStack(stack: string | undefined, evaluatedAs: string, mapper: PositionMapper, file: string): MappedStack {
+export function mapStack(
+	stack: string | undefined,
+	evaluatedAs: string,
+	mapper: PositionMapper,
+	file: string,
+): MappedStack {
 	const frames: string[] = [];
 	let location: SourceLocation | undefined;
 	for (const line of (stack ?? "").split("\n")) {

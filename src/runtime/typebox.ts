@@ -33,7 +33,9 @@ export function findTypebox(from: Array<string | undefined>): TypeboxLocation {
 			// not resolvable from there: try the next place
 		}
 	}
-	throw new Error(`TypeBox (the 'typebox' package pi provides) was not found from ${from.filter(Boolean).join(" or ")}.`);
+	throw new Error(
+		`TypeBox (the 'typebox' package pi provides) was not found from ${from.filter(Boolean).join(" or ")}.`,
+	);
 }
 
 /** `/x/node_modules/typebox/build/index.mjs` → `/x/node_modules/typebox`. */

@@ -1,7 +1,7 @@
 // Argument validation for forged tools: one compiled Ajv validator per tool version, cached. A schema with a
 // regular expression or a `$ref` in it is validated off pi's main thread, within a bound (see bounded-checker.ts).
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import type { BoundedChecker } from "../runtime/bounded-checker.ts";
 import { compileSchema, forAjv as forAjvSchema } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
@@ -23,29 +23,51 @@ function validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateF
 }
 
 /** Validates (and, like pi, coerces) `args`; the error names each bad field and carries the schema. */
-export function validateArguments(tool: string, hash: string, schema: JsonSchema, args: unknown): Result<Record<string, unknown>> {
+export function validateArguments(
+	tool: string,
+	hash: string,
+	schema: JsonSchema,
+	args: unknown,
+): Result<Record<string, unknown>> {
 	const given = args === undefined || args === null ? {} : args;
 	if (typeof given !== "object" || Array.isArray(given)) {
 		return fail(
-			new ForgeError("arguments", `args must be an object of named parameters, got ${Array.isArray(given) ? "an array" : typeof given}.`, {
-				tool,
-				args,
-				schema,
-				hint: `Call it as use_forge_tool({"name":"${tool}","args":{…}}) with the parameters named in the schema.`,
-			}),
+			new ForgeError(
+				"arguments",
+				`args must be an object of named parameters, got ${Array.isArray(given) ? "an array" : typeof given}.`,
+				{
+					tool,
+					args,
+					schema,
+					hint: `Call it as use_forge_tool({"name":"${tool}","args":{…}}) with the parameters named in the schema.`,
+				},
+			),
 		);
 	}
 	const copy = structuredClone(given) as Record<string, unknown>;
 	const validate = validatorFor(tool, hash, schema);
 	if (validate instanceof Error) {
-		return fail(new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, { tool, schema, hint: `Re-forge '${tool}' with a valid parametersSchema.` }));
+		return fail(
+			new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, {
+				tool,
+				schema,
+				hint: `Re-forge '${tool}' with a valid parametersSchema.`,
+			}),
+		);
 	}
 	if (validate(copy)) return ok(copy);
 	return fail(invalidArguments(tool, schema, args, validate.errors ?? []));
 }
 
 /** Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can nest exponentially). */
-const UNBOUNDED_KEYWORDS = new Set(["pattern", "patternProperties", "propertyNames", "$ref", "$dynamicRef", "$recursiveRef"]);
+const UNBOUNDED_KEYWORDS = new Set([
+	"pattern",
+	"patternProperties",
+	"propertyNames",
+	"$ref",
+	"$dynamicRef",
+	"$recursiveRef",
+]);
 
 /** Whether validating against `schema` could run a model's regular expression or unfold references (checked on keys, iteratively). */
 export function needsBound(schema: unknown): boolean {
@@ -69,20 +91,39 @@ export function needsBound(schema: unknown): boolean {
  * `validateArguments`, with the validation of a schema that `needsBound` run by `checker` within `timeoutMs`: a
  * pattern that backtracks for ever fails the call (phase arguments) instead of hanging pi.
  */
-export async function validateArgumentsWithin(tool: string, hash: string, schema: JsonSchema, args: unknown, checker: BoundedChecker, timeoutMs: number): Promise<Result<Record<string, unknown>>> {
+export async function validateArgumentsWithin(
+	tool: string,
+	hash: string,
+	schema: JsonSchema,
+	args: unknown,
+	checker: BoundedChecker,
+	timeoutMs: number,
+): Promise<Result<Record<string, unknown>>> {
 	if (!needsBound(schema)) return validateArguments(tool, hash, schema, args);
 	const given = args === undefined || args === null ? {} : args;
 	if (typeof given !== "object" || Array.isArray(given)) return validateArguments(tool, hash, schema, args);
 	const verdict = await checker.validate(forAjvSchema(schema), structuredClone(given), timeoutMs);
 	if (verdict === "timeout") {
-		return fail(new ForgeError("arguments", `Checking the arguments of '${tool}' against its parameters schema took longer than ${timeoutMs} ms, so the tool was not run.`, {
-			tool,
-			schema,
-			hint: `A pattern in the schema backtracks catastrophically (nested quantifiers such as (a+)+), or its $refs nest exponentially: re-forge '${tool}' with a simpler schema.`,
-		}));
+		return fail(
+			new ForgeError(
+				"arguments",
+				`Checking the arguments of '${tool}' against its parameters schema took longer than ${timeoutMs} ms, so the tool was not run.`,
+				{
+					tool,
+					schema,
+					hint: `A pattern in the schema backtracks catastrophically (nested quantifiers such as (a+)+), or its $refs nest exponentially: re-forge '${tool}' with a simpler schema.`,
+				},
+			),
+		);
 	}
 	if ("error" in verdict) {
-		return fail(new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${verdict.error}`, { tool, schema, hint: `Re-forge '${tool}' with a valid parametersSchema.` }));
+		return fail(
+			new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${verdict.error}`, {
+				tool,
+				schema,
+				hint: `Re-forge '${tool}' with a valid parametersSchema.`,
+			}),
+		);
 	}
 	if (verdict.valid) return ok(verdict.data as Record<string, unknown>);
 	return fail(invalidArguments(tool, schema, args, verdict.errors));
@@ -90,8 +131,14 @@ export async function validateArgumentsWithin(tool: string, hash: string, schema
 
 function invalidArguments(tool: string, schema: JsonSchema, args: unknown, errors: ErrorObject[]): ForgeError {
 	const notes = errors.map((e) => {
-		const pointer = e.keyword === "required" ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath;
-		const extra = e.keyword === "additionalProperties" ? ` ('${(e.params as { additionalProperty: string }).additionalProperty}')` : "";
+		const pointer =
+			e.keyword === "required"
+				? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}`
+				: e.instancePath;
+		const extra =
+			e.keyword === "additionalProperties"
+				? ` ('${(e.params as { additionalProperty: string }).additionalProperty}')`
+				: "";
 		return `${fieldPath("params", pointer)}: ${e.message}${extra}`;
 	});
 	return new ForgeError("arguments", `Invalid arguments for '${tool}':`, {

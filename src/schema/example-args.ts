@@ -24,7 +24,9 @@ const FORMATS: Record<string, string> = {
 /** Arguments for a call: the required properties (or the first few, when nothing is required), each with a fitting value. */
 export function exampleArgs(schema: JsonSchema): Record<string, unknown> {
 	const value = exampleObject(schema, schema, 0);
-	return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+	return typeof value === "object" && value !== null && !Array.isArray(value)
+		? (value as Record<string, unknown>)
+		: {};
 }
 
 /** A value the schema accepts, as far as a placeholder can tell (a `pattern` is not solved). */
@@ -36,7 +38,9 @@ export function exampleValue(schema: unknown, root: JsonSchema, depth = 0): unkn
 	if ("const" in schema) return schema.const;
 	if (schema.default !== undefined) return schema.default;
 	if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-	const branches = (Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined)?.filter(isObject);
+	const branches = (
+		Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined
+	)?.filter(isObject);
 	if (branches?.length) {
 		const { anyOf: _a, oneOf: _o, ...rest } = schema;
 		const branch = branches.find((b) => b.type !== "null") ?? branches[0];
@@ -44,7 +48,11 @@ export function exampleValue(schema: unknown, root: JsonSchema, depth = 0): unkn
 	}
 	if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
 		const { allOf, ...rest } = schema;
-		return exampleValue(allOf.filter(isObject).reduce<Record<string, unknown>>((merged, part) => mergeSchemas(merged, part), rest), root, depth + 1);
+		return exampleValue(
+			allOf.filter(isObject).reduce<Record<string, unknown>>((merged, part) => mergeSchemas(merged, part), rest),
+			root,
+			depth + 1,
+		);
 	}
 	switch (typeOf(schema)) {
 		case "string":
@@ -68,14 +76,20 @@ export function exampleValue(schema: unknown, root: JsonSchema, depth = 0): unkn
 
 function exampleObject(schema: Record<string, unknown>, root: JsonSchema, depth: number): Record<string, unknown> {
 	const properties = isObject(schema.properties) ? schema.properties : {};
-	const keys = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === "string") : Object.keys(properties).slice(0, SHOWN_WITHOUT_REQUIRED);
+	const keys = Array.isArray(schema.required)
+		? schema.required.filter((k): k is string => typeof k === "string")
+		: Object.keys(properties).slice(0, SHOWN_WITHOUT_REQUIRED);
 	const example: Record<string, unknown> = {};
 	for (const key of keys) example[key] = exampleValue(properties[key] ?? {}, root, depth + 1);
 	return example;
 }
 
 function exampleArray(schema: Record<string, unknown>, root: JsonSchema, depth: number): unknown[] {
-	const tuple = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : undefined;
+	const tuple = Array.isArray(schema.prefixItems)
+		? schema.prefixItems
+		: Array.isArray(schema.items)
+			? schema.items
+			: undefined;
 	if (tuple) return tuple.map((item) => exampleValue(item, root, depth + 1));
 	const maxItems = typeof schema.maxItems === "number" ? schema.maxItems : Number.POSITIVE_INFINITY;
 	const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
@@ -85,7 +99,13 @@ function exampleArray(schema: Record<string, unknown>, root: JsonSchema, depth: 
 	// Distinct items where they must be: successive enum values, or numbered placeholders.
 	if (schema.uniqueItems === true && count > 1) {
 		if (Array.isArray(items.enum)) return items.enum.slice(0, count);
-		return Array.from({ length: count }, (_, i) => (typeOf(items) === "string" ? `${PLACEHOLDER}${i + 1}` : typeOf(items) === "integer" || typeOf(items) === "number" ? i : exampleValue(items, root, depth + 1)));
+		return Array.from({ length: count }, (_, i) =>
+			typeOf(items) === "string"
+				? `${PLACEHOLDER}${i + 1}`
+				: typeOf(items) === "integer" || typeOf(items) === "number"
+					? i
+					: exampleValue(items, root, depth + 1),
+		);
 	}
 	return Array.from({ length: count }, () => exampleValue(items, root, depth + 1));
 }
@@ -104,8 +124,12 @@ function exampleNumber(schema: Record<string, unknown>, integer: boolean): numbe
 	const step = integer ? 1 : 0.5;
 	const exclusiveMin = num("exclusiveMinimum");
 	const exclusiveMax = num("exclusiveMaximum");
-	const low = num("minimum") ?? (exclusiveMin !== undefined ? (integer ? Math.floor(exclusiveMin) + 1 : exclusiveMin + step) : undefined);
-	const high = num("maximum") ?? (exclusiveMax !== undefined ? (integer ? Math.ceil(exclusiveMax) - 1 : exclusiveMax - step) : undefined);
+	const low =
+		num("minimum") ??
+		(exclusiveMin !== undefined ? (integer ? Math.floor(exclusiveMin) + 1 : exclusiveMin + step) : undefined);
+	const high =
+		num("maximum") ??
+		(exclusiveMax !== undefined ? (integer ? Math.ceil(exclusiveMax) - 1 : exclusiveMax - step) : undefined);
 	let value = 0;
 	if (low !== undefined && value < low) value = integer ? Math.ceil(low) : low;
 	if (high !== undefined && value > high) value = integer ? Math.floor(high) : high;
@@ -123,7 +147,12 @@ function typeOf(schema: Record<string, unknown>): string | undefined {
 	if (typeof type === "string") return type;
 	if (isObject(schema.properties) || Array.isArray(schema.required)) return "object";
 	if (schema.items !== undefined || schema.prefixItems !== undefined) return "array";
-	if (["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some((k) => typeof schema[k] === "number")) return "number";
+	if (
+		["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].some(
+			(k) => typeof schema[k] === "number",
+		)
+	)
+		return "number";
 	if (["minLength", "maxLength", "pattern", "format"].some((k) => schema[k] !== undefined)) return "string";
 	return undefined;
 }
@@ -131,7 +160,8 @@ function typeOf(schema: Record<string, unknown>): string | undefined {
 function mergeSchemas(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
 	const merged = { ...a, ...b };
 	if (isObject(a.properties) && isObject(b.properties)) merged.properties = { ...a.properties, ...b.properties };
-	if (Array.isArray(a.required) && Array.isArray(b.required)) merged.required = [...new Set([...a.required, ...b.required])];
+	if (Array.isArray(a.required) && Array.isArray(b.required))
+		merged.required = [...new Set([...a.required, ...b.required])];
 	return merged;
 }
 

@@ -6,5 +6,13 @@ export function fieldPath(root: string, pointer: string): string {
 		.split("/")
 		.slice(1)
 		.map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"))
-		.reduce((path, key) => (/^\d+$/.test(key) ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`), root);
+		.reduce(
+			(path, key) =>
+				/^\d+$/.test(key)
+					? `${path}[${key}]`
+					: /^[A-Za-z_$][\w$]*$/.test(key)
+						? `${path}.${key}`
+						: `${path}[${JSON.stringify(key)}]`,
+			root,
+		);
 }

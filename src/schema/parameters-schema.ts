@@ -1,8 +1,9 @@
 // Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+
+import { closestName } from "../errors/did-you-mean.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { compileSchema, forAjv, sharedAjv } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
-import { closestName } from "../errors/did-you-mean.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -16,32 +17,68 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 		try {
 			schema = JSON.parse(schema);
 		} catch (error) {
-			return fail(new ForgeError("schema", `parametersSchema is a string that is not valid JSON: ${(error as Error).message}`, { hint: HINT_OBJECT }));
+			return fail(
+				new ForgeError(
+					"schema",
+					`parametersSchema is a string that is not valid JSON: ${(error as Error).message}`,
+					{ hint: HINT_OBJECT },
+				),
+			);
 		}
 	}
 	if (schema === undefined || schema === null) {
 		return fail(new ForgeError("schema", "parametersSchema is missing.", { hint: HINT_OBJECT }));
 	}
 	if (typeof schema !== "object" || Array.isArray(schema)) {
-		return fail(new ForgeError("schema", `parametersSchema must be an object, got ${Array.isArray(schema) ? "an array" : typeof schema}.`, { hint: HINT_OBJECT }));
+		return fail(
+			new ForgeError(
+				"schema",
+				`parametersSchema must be an object, got ${Array.isArray(schema) ? "an array" : typeof schema}.`,
+				{ hint: HINT_OBJECT },
+			),
+		);
 	}
 	let plain: JsonSchema;
 	try {
 		plain = JSON.parse(JSON.stringify(schema)) as JsonSchema;
 	} catch (error) {
-		return fail(new ForgeError("schema", `parametersSchema is not JSON-serialisable: ${(error as Error).message}`, { hint: HINT_OBJECT }));
+		return fail(
+			new ForgeError("schema", `parametersSchema is not JSON-serialisable: ${(error as Error).message}`, {
+				hint: HINT_OBJECT,
+			}),
+		);
 	}
 	if (plain.type !== "object") {
 		const got = plain.type === undefined ? "no type" : `type ${JSON.stringify(plain.type)}`;
-		return fail(new ForgeError("schema", `parametersSchema must describe an object (type "object"); it has ${got}.`, { hint: HINT_OBJECT, schema: plain }));
+		return fail(
+			new ForgeError("schema", `parametersSchema must describe an object (type "object"); it has ${got}.`, {
+				hint: HINT_OBJECT,
+				schema: plain,
+			}),
+		);
 	}
-	if (plain.properties !== undefined && (typeof plain.properties !== "object" || plain.properties === null || Array.isArray(plain.properties))) {
-		return fail(new ForgeError("schema", "parametersSchema.properties must be an object mapping each parameter name to its schema.", { hint: HINT_OBJECT, schema: plain }));
+	if (
+		plain.properties !== undefined &&
+		(typeof plain.properties !== "object" || plain.properties === null || Array.isArray(plain.properties))
+	) {
+		return fail(
+			new ForgeError(
+				"schema",
+				"parametersSchema.properties must be an object mapping each parameter name to its schema.",
+				{ hint: HINT_OBJECT, schema: plain },
+			),
+		);
 	}
 
 	const pollution = findPrototypeKey(plain);
 	if (pollution) {
-		return fail(new ForgeError("schema", `parametersSchema has the key '${pollution}', which is not allowed (it would change the prototype of the metadata object).`, { hint: HINT_OBJECT, schema: plain }));
+		return fail(
+			new ForgeError(
+				"schema",
+				`parametersSchema has the key '${pollution}', which is not allowed (it would change the prototype of the metadata object).`,
+				{ hint: HINT_OBJECT, schema: plain },
+			),
+		);
 	}
 
 	const ajv = sharedAjv();
@@ -49,18 +86,37 @@ export function validateParametersSchema(input: unknown): Result<JsonSchema> {
 	try {
 		valid = ajv.validateSchema(forAjv(plain)) as boolean;
 	} catch (error) {
-		return fail(new ForgeError("schema", `parametersSchema cannot be checked: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
+		return fail(
+			new ForgeError("schema", `parametersSchema cannot be checked: ${(error as Error).message}`, {
+				hint: HINT_OBJECT,
+				schema: plain,
+			}),
+		);
 	}
 	if (!valid) {
-		const notes = (ajv.errors ?? []).map((e) => `${fieldPath("parametersSchema", e.instancePath)}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`);
-		return fail(new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", { notes, hint: HINT_OBJECT, schema: plain }));
+		const notes = (ajv.errors ?? []).map(
+			(e) =>
+				`${fieldPath("parametersSchema", e.instancePath)}: ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`,
+		);
+		return fail(
+			new ForgeError("schema", "parametersSchema is not a valid JSON Schema:", {
+				notes,
+				hint: HINT_OBJECT,
+				schema: plain,
+			}),
+		);
 	}
 	const undeclared = undeclaredRequired(plain);
 	if (undeclared.length) return fail(requiredError(undeclared, plain));
 	try {
 		compileSchema(plain);
 	} catch (error) {
-		return fail(new ForgeError("schema", `parametersSchema does not compile: ${(error as Error).message}`, { hint: HINT_OBJECT, schema: plain }));
+		return fail(
+			new ForgeError("schema", `parametersSchema does not compile: ${(error as Error).message}`, {
+				hint: HINT_OBJECT,
+				schema: plain,
+			}),
+		);
 	}
 	return ok(plain);
 }
@@ -103,11 +159,16 @@ export function undeclaredRequired(schema: JsonSchema, at = "parametersSchema", 
 	}
 	for (const key of SUBSCHEMA_MAPS) {
 		const map = schema[key];
-		if (isObject(map)) for (const [name, sub] of Object.entries(map)) if (isObject(sub)) found.push(...undeclaredRequired(sub, `${at}.${key}.${name}`, false));
+		if (isObject(map))
+			for (const [name, sub] of Object.entries(map))
+				if (isObject(sub)) found.push(...undeclaredRequired(sub, `${at}.${key}.${name}`, false));
 	}
 	for (const key of SUBSCHEMA_LISTS) {
 		const list = schema[key];
-		if (Array.isArray(list)) list.forEach((sub, i) => isObject(sub) && found.push(...undeclaredRequired(sub, `${at}.${key}[${i}]`, false)));
+		if (Array.isArray(list))
+			list.forEach((sub, i) => {
+				if (isObject(sub)) found.push(...undeclaredRequired(sub, `${at}.${key}[${i}]`, false));
+			});
 	}
 	for (const key of ["items", "additionalProperties"]) {
 		const sub = schema[key];
@@ -135,4 +196,3 @@ function requiredError(undeclared: UndeclaredRequired[], schema: JsonSchema): Fo
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-

@@ -7,17 +7,42 @@
 const MAX_DEPTH = 64;
 const SCHEMA_MAPS = ["properties", "dependentSchemas"];
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SCHEMA_VALUES = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "unevaluatedProperties", "unevaluatedItems", "additionalItems"];
-const DROPPED = new Set(["pattern", "patternProperties", "propertyNames", "$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$id"]);
+const SCHEMA_VALUES = [
+	"items",
+	"additionalProperties",
+	"not",
+	"if",
+	"then",
+	"else",
+	"contains",
+	"unevaluatedProperties",
+	"unevaluatedItems",
+	"additionalItems",
+];
+const DROPPED = new Set([
+	"pattern",
+	"patternProperties",
+	"propertyNames",
+	"$ref",
+	"$dynamicRef",
+	"$recursiveRef",
+	"$defs",
+	"definitions",
+	"$anchor",
+	"$dynamicAnchor",
+	"$id",
+]);
 
 export function piSafeSchema(schema: Record<string, unknown>, depth = 0): Record<string, unknown> {
 	if (depth > MAX_DEPTH) return {};
 	const out: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(schema)) {
 		if (DROPPED.has(key)) continue;
-		if (SCHEMA_MAPS.includes(key) && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, child(sub, depth)]));
+		if (SCHEMA_MAPS.includes(key) && isObject(value))
+			out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, child(sub, depth)]));
 		else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) out[key] = value.map((sub) => child(sub, depth));
-		else if (SCHEMA_VALUES.includes(key) && (isObject(value) || Array.isArray(value))) out[key] = Array.isArray(value) ? value.map((sub) => child(sub, depth)) : child(value, depth);
+		else if (SCHEMA_VALUES.includes(key) && (isObject(value) || Array.isArray(value)))
+			out[key] = Array.isArray(value) ? value.map((sub) => child(sub, depth)) : child(value, depth);
 		else out[key] = value;
 	}
 	// Without its patternProperties, `additionalProperties: false` would refuse the names they allowed.

@@ -110,10 +110,16 @@ function rootsOf(context: RedactionContext): Root[] {
 		const normalized = dir.replace(/(?<=.)[\\/]+$/, "");
 		const windows = /^[A-Za-z]:[\\/]/.test(normalized);
 		// A missing directory or a filesystem root would swallow every path.
-		if (normalized.length > (windows ? 3 : 1) && (windows || normalized.startsWith("/"))) roots.push({ kind, dir: normalized, windows });
+		if (normalized.length > (windows ? 3 : 1) && (windows || normalized.startsWith("/")))
+			roots.push({ kind, dir: normalized, windows });
 	};
 	add("project", context.projectDir);
-	for (const [kind, dir] of ([["temp", context.tempDir], ["home", context.homeDir]] as const).toSorted((a, b) => b[1].length - a[1].length)) {
+	for (const [kind, dir] of (
+		[
+			["temp", context.tempDir],
+			["home", context.homeDir],
+		] as const
+	).toSorted((a, b) => b[1].length - a[1].length)) {
 		add(kind, dir);
 	}
 	return roots;

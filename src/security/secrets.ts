@@ -37,13 +37,13 @@ export const MIN_GENERIC_LENGTH = 16;
 
 /** A line break inside a PEM block: a real one, or the `\n` escape of a string literal. */
 const PEM_BREAK = String.raw`(?:\s|\\[rn])`;
-const PEM_LABEL = String.raw`[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----`;
+const PEM_LABEL = "[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----";
 /** What sits between a name and its value: a closing quote or bracket, then `=`, `:`, `:=`, `=>`, `===`… */
 const ASSIGN = String.raw`["'\x60]?\]?\s*(?:===?|!==?|=>|:=|\?\?=|\|\|=|[:=])\s*`;
 /** `process.env.API_KEY ?? "…"`: the literal fallback is what ends up on disk. Lengths are bounded here and in the
  * name so that a long run of word characters (minified code, base64) costs linear time, not quadratic. */
 const FALLBACK = String.raw`(?:[\w$.]{1,80}(?:\[[^\]\n]{0,80}\])?\s*(?:\?\?|\|\|)\s*)?`;
-const SECRET_NAME = String.raw`(?:api[_-]?key|secret|token|passw(?:or)?d|credential|auth[_-]?key|access[_-]?key|private[_-]?key)`;
+const SECRET_NAME = "(?:api[_-]?key|secret|token|passw(?:or)?d|credential|auth[_-]?key|access[_-]?key|private[_-]?key)";
 /** Names that merely mention a secret: `tokenUrl`, `secretName`, `passwordField`, `apiKeyHeader`, `tokenHash`… */
 const NOT_A_SECRET_NAME =
 	/(?:url|uri|endpoint|path|file|dir|name|type|field|header|prefix|suffix|pattern|regex|regexp|length|count|limit|index|id|ids|arn|env|var|label|format|mask|hash|digest|checksum|placeholder)$/i;
@@ -61,7 +61,12 @@ function mixesCharacterClasses(value: string): boolean {
 
 /** A random-looking literal: long, high entropy, mixed, and not a placeholder. */
 export function looksRandom(value: string, minLength = MIN_GENERIC_LENGTH): boolean {
-	return value.length >= minLength && shannonEntropy(value) >= MIN_ENTROPY && mixesCharacterClasses(value) && !isPlaceholder(value);
+	return (
+		value.length >= minLength &&
+		shannonEntropy(value) >= MIN_ENTROPY &&
+		mixesCharacterClasses(value) &&
+		!isPlaceholder(value)
+	);
 }
 
 /** Shannon entropy in bits per character. */
@@ -86,7 +91,7 @@ const SECRET_RULES: readonly SecretRule[] = [
 		label: "a PEM private key",
 		envVar: "PRIVATE_KEY",
 		pattern: new RegExp(
-			String.raw`-----BEGIN${PEM_LABEL}${PEM_BREAK}*[A-Za-z0-9+/=]{32,}(?:${PEM_BREAK}+[A-Za-z0-9+/=]{16,})*(?:(?:${PEM_BREAK}+[A-Za-z0-9+/=]{1,15})?${PEM_BREAK}*-----END${PEM_LABEL})?`,
+			`-----BEGIN${PEM_LABEL}${PEM_BREAK}*[A-Za-z0-9+/=]{32,}(?:${PEM_BREAK}+[A-Za-z0-9+/=]{16,})*(?:(?:${PEM_BREAK}+[A-Za-z0-9+/=]{1,15})?${PEM_BREAK}*-----END${PEM_LABEL})?`,
 			"dg",
 		),
 	},
@@ -233,7 +238,14 @@ export function locateSecrets(text: string): LocatedSecret[] {
 	const lineStarts = lineStartsOf(text);
 	return spans.map(({ kind, start, end }) => {
 		const line = lineOf(lineStarts, start);
-		return { kind, line, column: start - lineStarts[line - 1] + 1, preview: previewOf(text.slice(start, end)), start, end };
+		return {
+			kind,
+			line,
+			column: start - lineStarts[line - 1] + 1,
+			preview: previewOf(text.slice(start, end)),
+			start,
+			end,
+		};
 	});
 }
 
@@ -260,22 +272,31 @@ function mergeSpans(a: Span[], b: Span[]): Span[] {
 	const merged: Span[] = [];
 	let i = 0;
 	let j = 0;
-	while (i < a.length || j < b.length) merged.push(j >= b.length || (i < a.length && a[i].start < b[j].start) ? a[i++] : b[j++]);
+	while (i < a.length || j < b.length)
+		merged.push(j >= b.length || (i < a.length && a[i].start < b[j].start) ? a[i++] : b[j++]);
 	return merged;
 }
 
 /** The refusal the forge sends back: what, where, and how to pass the credential instead. */
-export function secretRefusal(findings: SecretFinding[], file: string): { message: string; notes: string[]; line: number; column: number } {
+export function secretRefusal(
+	findings: SecretFinding[],
+	file: string,
+): { message: string; notes: string[]; line: number; column: number } {
 	const first = findings[0];
 	if (!first) return { message: `No credentials found in ${file}.`, notes: [], line: 1, column: 1 };
 	const describe = (finding: SecretFinding) =>
 		`${RULES_BY_KIND.get(finding.kind)?.label ?? `a credential (${finding.kind})`} at ${file}:${finding.line}:${finding.column} ("${finding.preview}")`;
-	const envVars = [...new Set(findings.map((finding) => `process.env.${RULES_BY_KIND.get(finding.kind)?.envVar ?? "NAME"}`))];
+	const envVars = [
+		...new Set(findings.map((finding) => `process.env.${RULES_BY_KIND.get(finding.kind)?.envVar ?? "NAME"}`)),
+	];
 	const fix = `Read ${findings.length === 1 ? "it" : "each"} from an environment variable at run time instead: ${envVars.join(", ")} — the forge never writes credentials to disk.`;
-	const what = findings.length === 1 ? describe(first) : `${findings.length} credentials (the first: ${describe(first)})`;
+	const what =
+		findings.length === 1 ? describe(first) : `${findings.length} credentials (the first: ${describe(first)})`;
 	return {
 		message: `Refusing to write ${file}: the logic contains ${what}. ${fix}`,
-		notes: findings.map((finding) => `${describe(finding)}: use process.env.${RULES_BY_KIND.get(finding.kind)?.envVar ?? "NAME"}`),
+		notes: findings.map(
+			(finding) => `${describe(finding)}: use process.env.${RULES_BY_KIND.get(finding.kind)?.envVar ?? "NAME"}`,
+		),
 		line: first.line,
 		column: first.column,
 	};

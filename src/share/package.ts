@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import type { TakenNames } from "../forge/names.ts";
 import { jsonFileOf, parseToolFileName, tsFileOf } from "../store/tool-files.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
@@ -17,20 +17,42 @@ export interface ExportReport {
 }
 
 /** Writes `outDir` as a pi package holding `names` (default: every healthy tool). Refuses broken tools. */
-export async function exportPackage(toolbox: Toolbox, outDir: string, names: string[] = [], packageName?: string): Promise<Result<ExportReport>> {
-	const chosen = names.length ? names : toolbox.entries().filter((e) => e.status === "ok").map((e) => e.name);
+export async function exportPackage(
+	toolbox: Toolbox,
+	outDir: string,
+	names: string[] = [],
+	packageName?: string,
+): Promise<Result<ExportReport>> {
+	const chosen = names.length
+		? names
+		: toolbox
+				.entries()
+				.filter((e) => e.status === "ok")
+				.map((e) => e.name);
 	for (const name of chosen) {
 		const entry = toolbox.get(name);
 		if (!entry) return fail(new ForgeError("not-found", `There is no forged tool named '${name}'.`));
-		if (entry.status !== "ok") return fail(new ForgeError("broken", `'${name}' is broken and cannot be exported; repair it first.`, { tool: name }));
+		if (entry.status !== "ok")
+			return fail(
+				new ForgeError("broken", `'${name}' is broken and cannot be exported; repair it first.`, { tool: name }),
+			);
 	}
 	if (chosen.length === 0) return fail(new ForgeError("not-found", "There is no healthy tool to export."));
 	await mkdir(join(outDir, "tools"), { recursive: true });
 	for (const name of chosen) {
 		const [source, meta] = await Promise.all([toolbox.store.readSource(name), toolbox.readMeta(name)]);
-		await Promise.all([writeFile(join(outDir, "tools", tsFileOf(name)), source!), writeFile(join(outDir, "tools", jsonFileOf(name)), meta!)]);
+		await Promise.all([
+			writeFile(join(outDir, "tools", tsFileOf(name)), source!),
+			writeFile(join(outDir, "tools", jsonFileOf(name)), meta!),
+		]);
 	}
-	const name = packageName ?? `${basename(outDir).toLowerCase().replace(/[^a-z0-9-]+/g, "-") || "forged"}-tools`;
+	const name =
+		packageName ??
+		`${
+			basename(outDir)
+				.toLowerCase()
+				.replace(/[^a-z0-9-]+/g, "-") || "forged"
+		}-tools`;
 	const manifest = {
 		name,
 		version: "1.0.0",
@@ -42,7 +64,18 @@ export async function exportPackage(toolbox: Toolbox, outDir: string, names: str
 	};
 	await writeFile(join(outDir, "package.json"), `${JSON.stringify(manifest, null, "\t")}\n`);
 	await writeFile(join(outDir, "index.ts"), readFileSync(INDEX_TEMPLATE, "utf8"));
-	const readme = [`# ${name}`, "", "Tools forged with Agent Forge, as a pi package.", "", "```bash", `pi install ${outDir}`, "```", "", ...chosen.map((tool) => `- \`${tool}\` — ${toolbox.get(tool)!.description}`), ""];
+	const readme = [
+		`# ${name}`,
+		"",
+		"Tools forged with Agent Forge, as a pi package.",
+		"",
+		"```bash",
+		`pi install ${outDir}`,
+		"```",
+		"",
+		...chosen.map((tool) => `- \`${tool}\` — ${toolbox.get(tool)!.description}`),
+		"",
+	];
 	await writeFile(join(outDir, "README.md"), readme.join("\n"));
 	return ok({ dir: outDir, tools: chosen });
 }
@@ -56,8 +89,15 @@ export interface ImportOutcome {
 }
 
 /** Imports the tools of an exported package (its `tools/`) or of another toolbox folder. Existing names are skipped unless `force`. */
-export async function importTools(toolbox: Toolbox, from: string, options: { names?: string[]; force?: boolean; takenNames?: TakenNames } = {}): Promise<ImportOutcome[]> {
-	const dir = (await readdir(join(from, "tools")).then(() => join(from, "tools"), () => from));
+export async function importTools(
+	toolbox: Toolbox,
+	from: string,
+	options: { names?: string[]; force?: boolean; takenNames?: TakenNames } = {},
+): Promise<ImportOutcome[]> {
+	const dir = await readdir(join(from, "tools")).then(
+		() => join(from, "tools"),
+		() => from,
+	);
 	const names = (await readdir(dir)).flatMap((file) => {
 		const parsed = parseToolFileName(file);
 		return parsed?.kind === "json" ? [parsed.name] : [];
@@ -66,16 +106,29 @@ export async function importTools(toolbox: Toolbox, from: string, options: { nam
 	const outcomes: ImportOutcome[] = [];
 	for (const name of wanted) {
 		if (toolbox.get(name) && !options.force) {
-			outcomes.push({ name, ok: false, skipped: "a tool of that name is already in the toolbox (use --force to replace it)" });
+			outcomes.push({
+				name,
+				ok: false,
+				skipped: "a tool of that name is already in the toolbox (use --force to replace it)",
+			});
 			continue;
 		}
-		const [source, metaText] = await Promise.all([readFile(join(dir, tsFileOf(name)), "utf8").catch(() => undefined), readFile(join(dir, jsonFileOf(name)), "utf8")]);
+		const [source, metaText] = await Promise.all([
+			readFile(join(dir, tsFileOf(name)), "utf8").catch(() => undefined),
+			readFile(join(dir, jsonFileOf(name)), "utf8"),
+		]);
 		if (source === undefined) {
-			outcomes.push({ name, ok: false, error: new ForgeError("load", `${tsFileOf(name)} is missing in ${dir}.`, { tool: name }) });
+			outcomes.push({
+				name,
+				ok: false,
+				error: new ForgeError("load", `${tsFileOf(name)} is missing in ${dir}.`, { tool: name }),
+			});
 			continue;
 		}
 		const result = await toolbox.importTool(source, metaText, options.takenNames ?? new Map());
-		outcomes.push(result.ok ? { name, ok: true, version: result.value.meta.version } : { name, ok: false, error: result.error });
+		outcomes.push(
+			result.ok ? { name, ok: true, version: result.value.meta.version } : { name, ok: false, error: result.error },
+		);
 	}
 	return outcomes;
 }

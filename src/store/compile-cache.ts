@@ -29,10 +29,18 @@ export class CompileCache {
 	/** The compiled code of a source, and the shape its preflight load found when that was recorded with it. */
 	async getChecked(hash: string): Promise<{ code: CompiledCode; shape?: ModuleShape } | undefined> {
 		try {
-			const data = JSON.parse(await readFile(this.pathOf(hash), "utf8")) as Partial<CompiledCode> & { shape?: ModuleShape };
+			const data = JSON.parse(await readFile(this.pathOf(hash), "utf8")) as Partial<CompiledCode> & {
+				shape?: ModuleShape;
+			};
 			if (typeof data.code !== "string" || typeof data.map !== "string") return undefined;
 			const shape = data.shape;
-			const sound = typeof shape === "object" && shape !== null && typeof shape.name === "string" && typeof shape.description === "string" && typeof shape.parameters === "object" && shape.parameters !== null;
+			const sound =
+				typeof shape === "object" &&
+				shape !== null &&
+				typeof shape.name === "string" &&
+				typeof shape.description === "string" &&
+				typeof shape.parameters === "object" &&
+				shape.parameters !== null;
 			return { code: { code: data.code, map: data.map }, ...(sound ? { shape } : {}) };
 		} catch {
 			return undefined;

@@ -2,7 +2,7 @@
 // and an append-only index of events, pruned to a retention bound. History is a safety net: a failure to write it
 // never fails a forge.
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export const HISTORY_DIR = ".history";
@@ -33,7 +33,10 @@ export class ToolHistory {
 	/** Folders made by this process (a re-check of 1,000 tools makes each once, not per record). */
 	private readonly made = new Set<string>();
 
-	constructor(private readonly toolboxDir: string, private readonly limit: number) {}
+	constructor(
+		private readonly toolboxDir: string,
+		private readonly limit: number,
+	) {}
 
 	private dirOf(name: string): string {
 		return join(this.toolboxDir, HISTORY_DIR, name);
@@ -43,15 +46,34 @@ export class ToolHistory {
 	 * Records a version (its files are written once; an identical version costs only the index line). `known`: the
 	 * entries the caller has just read, so the index need not be read again to know whether to prune.
 	 */
-	async record(name: string, event: HistoryEvent, version: number, source: string, metaText: string, at: Date, from?: number, known?: HistoryEntry[]): Promise<void> {
+	async record(
+		name: string,
+		event: HistoryEvent,
+		version: number,
+		source: string,
+		metaText: string,
+		at: Date,
+		from?: number,
+		known?: HistoryEntry[],
+	): Promise<void> {
 		const dir = this.dirOf(name);
 		if (!this.made.has(dir)) {
 			await mkdir(dir, { recursive: true });
 			this.made.add(dir);
 		}
-		const entry: HistoryEntry = { version, event, at: at.toISOString(), ts: contentHash(source), json: contentHash(metaText), ...(from ? { from } : {}) };
+		const entry: HistoryEntry = {
+			version,
+			event,
+			at: at.toISOString(),
+			ts: contentHash(source),
+			json: contentHash(metaText),
+			...(from ? { from } : {}),
+		};
 		try {
-			await Promise.all([writeOnce(join(dir, `${entry.ts}.ts`), source), writeOnce(join(dir, `${entry.json}.json`), metaText)]);
+			await Promise.all([
+				writeOnce(join(dir, `${entry.ts}.ts`), source),
+				writeOnce(join(dir, `${entry.json}.json`), metaText),
+			]);
 			await appendFile(join(dir, INDEX), `${JSON.stringify(entry)}\n`);
 		} catch (error) {
 			this.made.delete(dir);
@@ -76,11 +98,16 @@ export class ToolHistory {
 
 	/** The newest stored event for `version` that still has its files. */
 	async read(name: string, version: number): Promise<StoredVersion | undefined> {
-		const candidates = (await this.entries(name)).filter((e) => e.version === version && e.event !== "removed").reverse();
+		const candidates = (await this.entries(name))
+			.filter((e) => e.version === version && e.event !== "removed")
+			.reverse();
 		for (const entry of candidates) {
 			try {
 				const dir = this.dirOf(name);
-				const [source, metaText] = await Promise.all([readFile(join(dir, `${entry.ts}.ts`), "utf8"), readFile(join(dir, `${entry.json}.json`), "utf8")]);
+				const [source, metaText] = await Promise.all([
+					readFile(join(dir, `${entry.ts}.ts`), "utf8"),
+					readFile(join(dir, `${entry.json}.json`), "utf8"),
+				]);
 				return { entry, source, metaText };
 			} catch {
 				// pruned or damaged: try an older record of the same version

@@ -39,12 +39,38 @@ export interface Registry {
 
 export const emptyRegistry = (): Registry => ({ format: 1, tools: {} });
 
-export function entryFromMeta(meta: ToolMeta, stamps: ToolStamps, status: ToolStatus = "ok", error?: ForgeErrorData): RegistryEntry {
+export function entryFromMeta(
+	meta: ToolMeta,
+	stamps: ToolStamps,
+	status: ToolStatus = "ok",
+	error?: ForgeErrorData,
+): RegistryEntry {
 	const { name, description, parameters, version, hash, updatedAt, tests } = meta;
 	const testing = tests?.length
-		? { tests: tests.length, verified: meta.verifiedHash === hash, examples: tests.map((t) => `${JSON.stringify(t.args)} ${t.expect ?? t.matches ?? (t.equals !== undefined ? JSON.stringify(t.equals) : "")}`).join(" ").slice(0, 500) }
+		? {
+				tests: tests.length,
+				verified: meta.verifiedHash === hash,
+				examples: tests
+					.map(
+						(t) =>
+							`${JSON.stringify(t.args)} ${t.expect ?? t.matches ?? (t.equals !== undefined ? JSON.stringify(t.equals) : "")}`,
+					)
+					.join(" ")
+					.slice(0, 500),
+			}
 		: {};
-	return { name, description, parameters, version, hash, updatedAt, status, ...(error ? { error } : {}), stamps, ...testing };
+	return {
+		name,
+		description,
+		parameters,
+		version,
+		hash,
+		updatedAt,
+		status,
+		...(error ? { error } : {}),
+		stamps,
+		...testing,
+	};
 }
 
 /** Parses the registry; anything unexpected means "rebuild it" (undefined), never an exception. */
@@ -79,7 +105,10 @@ function isEntry(entry: Partial<RegistryEntry> | null | undefined, name: string)
 /** One tool per line: quick to write for thousands of tools, and still readable and diffable. */
 export function serializeRegistry(registry: Registry): string {
 	const names = Object.keys(registry.tools).sort();
-	const lines = names.map((name, i) => `\t${JSON.stringify(name)}: ${JSON.stringify(registry.tools[name])}${i < names.length - 1 ? "," : ""}`);
+	const lines = names.map(
+		(name, i) =>
+			`\t${JSON.stringify(name)}: ${JSON.stringify(registry.tools[name])}${i < names.length - 1 ? "," : ""}`,
+	);
 	return `{"format": ${registry.format}, "tools": {\n${lines.join("\n")}\n}}\n`;
 }
 

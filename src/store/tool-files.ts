@@ -1,8 +1,8 @@
 // The on-disk format of one forged tool: file names, the `forge-<name>.json` metadata, and content hashes.
 import { createHash } from "node:crypto";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { isForgeableName } from "../forge/names.ts";
-import { type ToolTest, parseTests } from "../forge/tool-tests.ts";
+import { parseTests, type ToolTest } from "../forge/tool-tests.ts";
 
 export interface ToolMeta {
 	name: string;
@@ -45,7 +45,12 @@ export function serializeMeta(meta: ToolMeta): string {
 /** Parses `forge-<name>.json`, checking every field the forge relies on. */
 export function parseMeta(text: string, name: string): Result<ToolMeta> {
 	const broken = (message: string) =>
-		fail(new ForgeError("load", `${jsonFileOf(name)} ${message}`, { tool: name, hint: `Re-forge '${name}' with forge_tool to rewrite its files.` }));
+		fail(
+			new ForgeError("load", `${jsonFileOf(name)} ${message}`, {
+				tool: name,
+				hint: `Re-forge '${name}' with forge_tool to rewrite its files.`,
+			}),
+		);
 	let data: Partial<ToolMeta>;
 	try {
 		data = JSON.parse(text) as Partial<ToolMeta>;

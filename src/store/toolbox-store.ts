@@ -1,17 +1,17 @@
 // The toolbox on disk: listing and reading the per-tool files, the registry, and — under the toolbox lock — the
 // transactional changes of `transaction.ts`. The per-tool files are the truth; everything else is derived.
 import { statSync } from "node:fs";
-import { mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
-import { REGISTRY_FILE, jsonFileOf, parseToolFileName, tsFileOf } from "./tool-files.ts";
+import { jsonFileOf, parseToolFileName, REGISTRY_FILE, tsFileOf } from "./tool-files.ts";
 import {
-	type StagedTool,
 	commitPromote,
 	commitRemove,
 	discardStaged,
 	recoverStaging,
+	type StagedTool,
 	stageTool,
 } from "./transaction.ts";
 
@@ -30,7 +30,10 @@ const STAMP_SLICE = 256;
 const LEFTOVER = /^(forge-.+\.(ts|json)(\.bak)?\.\d+|forge-registry\.json\.\d+|\.forge-health\.json\.\d+)$/;
 
 export class ToolboxStore {
-	constructor(readonly dir: string, private readonly lockOptions: LockOptions = {}) {}
+	constructor(
+		readonly dir: string,
+		private readonly lockOptions: LockOptions = {},
+	) {}
 
 	tsPath(name: string): string {
 		return join(this.dir, tsFileOf(name));
@@ -139,7 +142,9 @@ export class ToolboxStore {
 	}
 
 	/** Finishes or discards changes a crash interrupted, and (unless `sweep: false`) removes temporary files. Call with the lock held. */
-	async recover(options: { sweep?: boolean } = {}): Promise<{ rolledForward: string[]; discarded: string[]; leftovers: string[] }> {
+	async recover(
+		options: { sweep?: boolean } = {},
+	): Promise<{ rolledForward: string[]; discarded: string[]; leftovers: string[] }> {
 		const staging = await recoverStaging(this.dir);
 		const leftovers = options.sweep === false ? [] : await this.sweep();
 		return { ...staging, leftovers };

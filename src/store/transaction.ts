@@ -3,7 +3,19 @@
 // a directory fsync. After a crash, a staging folder with a marker is rolled forward and one without is discarded,
 // so every tool is wholly old or wholly new.
 import { randomUUID } from "node:crypto";
-import { type FileHandle, copyFile, lstat, mkdir, open, readFile, readdir, rename, rm, rmdir, unlink } from "node:fs/promises";
+import {
+	copyFile,
+	type FileHandle,
+	lstat,
+	mkdir,
+	open,
+	readdir,
+	readFile,
+	rename,
+	rm,
+	rmdir,
+	unlink,
+} from "node:fs/promises";
 import { join } from "node:path";
 import { jsonFileOf, tsFileOf } from "./tool-files.ts";
 
@@ -27,7 +39,12 @@ export interface StagedTool {
 }
 
 /** Writes a candidate pair to a fresh staging folder; resolves once written, while the fsync goes on. */
-export async function stageTool(toolboxDir: string, name: string, source: string, metaText: string): Promise<StagedTool> {
+export async function stageTool(
+	toolboxDir: string,
+	name: string,
+	source: string,
+	metaText: string,
+): Promise<StagedTool> {
 	const staging = await stagingRoot(toolboxDir);
 	const dir = join(staging, `${name}-${randomUUID().slice(0, 8)}`);
 	await mkdir(dir);
@@ -146,7 +163,9 @@ async function writeCommit(dir: string, operation: Operation): Promise<void> {
 async function readOperation(dir: string): Promise<Operation | undefined> {
 	try {
 		const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
-		return (operation.op === "promote" || operation.op === "remove") && typeof operation.name === "string" ? operation : undefined;
+		return (operation.op === "promote" || operation.op === "remove") && typeof operation.name === "string"
+			? operation
+			: undefined;
 	} catch {
 		return undefined;
 	}

@@ -30,7 +30,12 @@ export const FRESH_BUDGET_FACTOR = 4;
  * Whether a tool forged in this run can be promised to the next prompt, given those already promised: at most `limit`
  * of them and `FRESH_BUDGET_FACTOR` × `budget` characters together. The first always can.
  */
-export function admitsFresh(promised: readonly RegistryEntry[], entry: RegistryEntry, limit: number, budget: number): boolean {
+export function admitsFresh(
+	promised: readonly RegistryEntry[],
+	entry: RegistryEntry,
+	limit: number,
+	budget: number,
+): boolean {
 	const others = promised.filter((e) => e.name !== entry.name);
 	if (others.length < promised.length || others.length === 0) return true;
 	const spent = others.reduce((sum, e) => sum + promptCost(e), 0);
@@ -73,7 +78,8 @@ export function selectOffer(candidates: readonly ActiveCandidate[], options: Off
 		// Unpriced when the set is full, or when even the least the tool can cost (an empty schema) is over the budget
 		// left: 10,000 schemas are not stringified at pi's start.
 		const least = candidate.entry.name.length + candidate.entry.description.length + 32;
-		const cost = chosen.length >= limit || spent + least > budget ? Number.POSITIVE_INFINITY : promptCost(candidate.entry);
+		const cost =
+			chosen.length >= limit || spent + least > budget ? Number.POSITIVE_INFINITY : promptCost(candidate.entry);
 		if (spent + cost > budget || chosen.length >= limit) {
 			left.push(candidate.entry.name);
 			continue;
@@ -85,6 +91,12 @@ export function selectOffer(candidates: readonly ActiveCandidate[], options: Off
 }
 
 /** The names `selectOffer` makes active (no fresh tools). */
-export function selectActive(candidates: ActiveCandidate[], pinned: readonly string[], limit: number, now: Date, budget = Number.POSITIVE_INFINITY): string[] {
+export function selectActive(
+	candidates: ActiveCandidate[],
+	pinned: readonly string[],
+	limit: number,
+	now: Date,
+	budget = Number.POSITIVE_INFINITY,
+): string[] {
 	return selectOffer(candidates, { pinned, limit, now, budget }).active;
 }

@@ -1,7 +1,7 @@
 // Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
 // runner, its tests — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
 // Several tools at once, their loads in the runner's batch workers (as the re-checks at pi's start).
-import { type ForgeErrorData, ForgeError } from "../errors/forge-error.ts";
+import { ForgeError, type ForgeErrorData } from "../errors/forge-error.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import { testFailure } from "../forge/tool-tests.ts";
 import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../store/tool-files.ts";
@@ -30,31 +30,54 @@ export async function checkToolbox(toolbox: Toolbox, names?: string[]): Promise<
 	};
 	await Promise.all(Array.from({ length: CHECK_CONCURRENCY }, worker));
 	for (const name of names ?? []) {
-		if (!onDisk.includes(name)) verdicts.push({ name, ok: false, error: { phase: "not-found", message: `There is no forged tool named '${name}'.` } });
+		if (!onDisk.includes(name))
+			verdicts.push({
+				name,
+				ok: false,
+				error: { phase: "not-found", message: `There is no forged tool named '${name}'.` },
+			});
 	}
 	return verdicts;
 }
 
 async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
 	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
-	const broken = (error: ForgeError, extra: Partial<ToolVerdict> = {}): ToolVerdict => ({ name, ok: false, ...extra, error: error.toData() });
+	const broken = (error: ForgeError, extra: Partial<ToolVerdict> = {}): ToolVerdict => ({
+		name,
+		ok: false,
+		...extra,
+		error: error.toData(),
+	});
 	if (source === undefined) return broken(new ForgeError("load", `${tsFileOf(name)} is missing.`));
 	if (metaText === undefined) return broken(new ForgeError("load", `${jsonFileOf(name)} is missing.`));
 	const meta = parseMeta(metaText, name);
 	if (!meta.ok) return broken(meta.error);
 	const edited = meta.value.hash !== hashSource(source);
-	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.runner.preflightBatch ?? toolbox.runner.preflight);
+	const verified = await verifyToolFile(
+		name,
+		toolbox.store.tsPath(name),
+		source,
+		toolbox.runner.preflightBatch ?? toolbox.runner.preflight,
+	);
 	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
 	const tests = meta.value.tests ?? [];
 	if (tests.length === 0) return { name, ok: true, version: meta.value.version, edited };
 	// The tests run against the file as it is now: its own schema and hash, whatever the metadata says.
-	const candidate = { ...meta.value, hash: hashSource(source), parameters: JSON.parse(JSON.stringify(verified.value.shape.parameters)) as Record<string, unknown> };
+	const candidate = {
+		...meta.value,
+		hash: hashSource(source),
+		parameters: JSON.parse(JSON.stringify(verified.value.shape.parameters)) as Record<string, unknown>,
+	};
 	const verdicts = await toolbox.testCandidate(verified.value.transpiled.cjs, candidate);
 	const failure = testFailure(verdicts, name, source);
 	if (failure) {
 		const failed = verdicts.filter((v) => !v.pass).length;
 		const message = `${failed} of ${verdicts.length} test${verdicts.length === 1 ? "" : "s"} failed${edited ? " on the file as edited by hand" : ""}: ${failure.details.notes?.[0] ?? ""}`;
-		return broken(new ForgeError("tests", message, failure.details), { version: meta.value.version, edited, tests: verdicts.length });
+		return broken(new ForgeError("tests", message, failure.details), {
+			version: meta.value.version,
+			edited,
+			tests: verdicts.length,
+		});
 	}
 	return { name, ok: true, version: meta.value.version, edited, tests: verdicts.length };
 }

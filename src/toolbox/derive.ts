@@ -5,8 +5,8 @@ import { verifyToolFile } from "../forge/check-source.ts";
 import type { ModuleShape, PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import type { CompileCache } from "../store/compile-cache.ts";
-import { type RegistryEntry, type ToolStamps, entryFromMeta } from "../store/registry.ts";
-import { type ToolMeta, hashSource, jsonFileOf, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
+import { entryFromMeta, type RegistryEntry, type ToolStamps } from "../store/registry.ts";
+import { hashSource, jsonFileOf, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 
 export interface Derived {
@@ -29,7 +29,13 @@ export interface DeriveOptions {
 	stamps?: ToolStamps;
 }
 
-export async function deriveEntry(name: string, store: ToolboxStore, now: Date, preflight: PreflightLoader, options: DeriveOptions = {}): Promise<Derived> {
+export async function deriveEntry(
+	name: string,
+	store: ToolboxStore,
+	now: Date,
+	preflight: PreflightLoader,
+	options: DeriveOptions = {},
+): Promise<Derived> {
 	// Stamped before reading: a change made while this runs leaves the entry stale, so it is checked again.
 	const stamps = options.stamps ?? (await store.stampsOf(name));
 	const [source, metaText] = await Promise.all([store.readSource(name), store.readMeta(name)]);
@@ -75,14 +81,29 @@ export async function deriveEntry(name: string, store: ToolboxStore, now: Date, 
 		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
 	};
 	const nextText = serializeMeta(next);
-	if (options.write === false) return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
+	if (options.write === false)
+		return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
 	// Not fsynced: lost in a crash, this metadata is derived again from the same file at the next start.
 	await store.writeMeta(name, nextText, false);
 	const json = await store.stampOf(name, "json");
-	return { entry: entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }), source, compiled, metaText: nextText, shape: checked };
+	return {
+		entry: entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }),
+		source,
+		compiled,
+		metaText: nextText,
+		shape: checked,
+	};
 }
 
 function brokenEntry(name: string, meta: ToolMeta | undefined, stamps: ToolStamps, error: ForgeError): RegistryEntry {
-	const base: ToolMeta = meta ?? { name, description: "", parameters: { type: "object", properties: {} }, version: 0, hash: "", createdAt: "", updatedAt: "" };
+	const base: ToolMeta = meta ?? {
+		name,
+		description: "",
+		parameters: { type: "object", properties: {} },
+		version: 0,
+		hash: "",
+		createdAt: "",
+		updatedAt: "",
+	};
 	return entryFromMeta(base, stamps, "broken", error.toData());
 }

@@ -1,9 +1,9 @@
 // Granting, revoking and listing a tool's capabilities by hand, for `agent-forge grant|revoke|grants` and `/forge`.
 // A grant is for the tool's version as it is now (its hash); pi reads it at the tool's next call, without a restart.
 import { realpathSync } from "node:fs";
-import { ANY_VERSION } from "../policy/grants-store.ts";
-import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
 import { safeEnvironment } from "../policy/capability.ts";
+import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
+import { ANY_VERSION } from "../policy/grants-store.ts";
 import { sanitizeForDisplay as shown } from "../policy/terminal-text.ts";
 import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import type { OpenedToolbox } from "./open-toolbox.ts";
@@ -14,7 +14,14 @@ export type GrantOutcome = { ok: true; message: string } | { ok: false; message:
 export async function grantCapability(opened: OpenedToolbox, tool: string, capability: string): Promise<GrantOutcome> {
 	const { toolbox, grants, config } = opened;
 	const entry = toolbox.get(tool);
-	if (!entry) return { ok: false, message: noSuchTool(tool, toolbox.entries().map((e) => e.name)) };
+	if (!entry)
+		return {
+			ok: false,
+			message: noSuchTool(
+				tool,
+				toolbox.entries().map((e) => e.name),
+			),
+		};
 	const parsed = parseGrantKey(unquote(capability));
 	if (!parsed.ok) return { ok: false, message: shown(parsed.error) };
 	let key: string;
@@ -22,23 +29,50 @@ export async function grantCapability(opened: OpenedToolbox, tool: string, capab
 	if ("lookup" in parsed) {
 		const project = projectOf(opened);
 		const path = resolveProgram(parsed.lookup, { cwd: project, path: safeEnvironment(process.env).PATH });
-		if (!path) return { ok: false, message: `'${parsed.lookup}' is not found on PATH: grant the program by its path (exec:/usr/bin/${parsed.lookup}).` };
+		if (!path)
+			return {
+				ok: false,
+				message: `'${parsed.lookup}' is not found on PATH: grant the program by its path (exec:/usr/bin/${parsed.lookup}).`,
+			};
 		key = `exec:${path}${parsed.env}`;
 		found = ` ('${parsed.lookup}' is ${path} on PATH)`;
 	} else {
 		key = parsed.key;
 	}
 	await grants.remember(projectOf(opened), tool, key, "allow", entry.hash);
-	const strict = config.policy === "strict" ? ` Note: the policy here is strict, which never grants; it applies once PI_FORGE_POLICY is prompt.` : "";
-	return { ok: true, message: `Granted ${shown(key)} to '${tool}' v${entry.version}${found}: it holds from the tool's next call, until its code changes.${strict}` };
+	const strict =
+		config.policy === "strict"
+			? ` Note: the policy here is strict, which never grants; it applies once PI_FORGE_POLICY is prompt.`
+			: "";
+	return {
+		ok: true,
+		message: `Granted ${shown(key)} to '${tool}' v${entry.version}${found}: it holds from the tool's next call, until its code changes.${strict}`,
+	};
 }
 
 /** Forgets one capability of `tool` (allowed or denied), or with none every grant it has. */
-export async function revokeCapability(opened: OpenedToolbox, tool: string, capability?: string): Promise<GrantOutcome> {
+export async function revokeCapability(
+	opened: OpenedToolbox,
+	tool: string,
+	capability?: string,
+): Promise<GrantOutcome> {
 	const key = capability === undefined ? undefined : unquote(capability).trim();
 	const removed = await opened.grants.revoke(projectOf(opened), tool, key);
-	if (!removed) return { ok: false, message: key === undefined ? `'${tool}' has no grants in this project.` : `'${tool}' has no grant ${shown(key)} in this project (see its grants: agent-forge grants ${tool}).` };
-	return { ok: true, message: key === undefined ? `Revoked every grant of '${tool}': it asks again from its next call.` : `Revoked ${shown(key)} from '${tool}': it asks again from its next call.` };
+	if (!removed)
+		return {
+			ok: false,
+			message:
+				key === undefined
+					? `'${tool}' has no grants in this project.`
+					: `'${tool}' has no grant ${shown(key)} in this project (see its grants: agent-forge grants ${tool}).`,
+		};
+	return {
+		ok: true,
+		message:
+			key === undefined
+				? `Revoked every grant of '${tool}': it asks again from its next call.`
+				: `Revoked ${shown(key)} from '${tool}': it asks again from its next call.`,
+	};
 }
 
 /** The grants of this project's tools (or one tool), one line each, with the version each list holds for. */
@@ -46,24 +80,37 @@ export async function listGrants(opened: OpenedToolbox, tool?: string): Promise<
 	const { grants, toolbox } = opened;
 	await grants.refresh();
 	const project = projectOf(opened);
-	const names = tool ? [tool] : [...new Set([...toolbox.entries().map((e) => e.name), ...grants.tools(project)])].sort();
+	const names = tool
+		? [tool]
+		: [...new Set([...toolbox.entries().map((e) => e.name), ...grants.tools(project)])].sort();
 	const lines = names.flatMap((name) => {
 		const entry = grants.entry(project, name);
 		if (!entry.allow.length && !entry.deny.length) return [];
 		const current = toolbox.get(name);
-		const holds = entry.hash === undefined || entry.hash === ANY_VERSION ? "every version" : current?.hash === entry.hash ? `v${current.version}, the current version` : "an earlier version (not the current one: it asks again)";
+		const holds =
+			entry.hash === undefined || entry.hash === ANY_VERSION
+				? "every version"
+				: current?.hash === entry.hash
+					? `v${current.version}, the current version`
+					: "an earlier version (not the current one: it asks again)";
 		// Keys are shown inert: a shell line may hold terminal escapes.
 		const keys = (list: string[]) => list.map((key) => `${shown(key)}${matchesNothing(key)}`).join(", ") || "—";
 		return [`${shown(name)} (allow holds for ${holds}): allow ${keys(entry.allow)}; deny ${keys(entry.deny)}`];
 	});
-	return [`Grants file: ${grants.file}`, ...(lines.length ? lines : ["No remembered grants."]), `Capabilities: ${GRANT_FORMS}.`].join("\n");
+	return [
+		`Grants file: ${grants.file}`,
+		...(lines.length ? lines : ["No remembered grants."]),
+		`Capabilities: ${GRANT_FORMS}.`,
+	].join("\n");
 }
 
 /** A hand-written key no capability will ever have (a typo, a program by name only), said so where it is listed. */
 function matchesNothing(key: string): string {
 	const parsed = parseGrantKey(key);
 	if (!parsed.ok) return " (matches nothing: not a capability)";
-	return "lookup" in parsed ? ` (matches nothing: a program is kept by its path, e.g. exec:/usr/bin/${parsed.lookup})` : "";
+	return "lookup" in parsed
+		? ` (matches nothing: a program is kept by its path, e.g. exec:/usr/bin/${parsed.lookup})`
+		: "";
 }
 
 function projectOf(opened: OpenedToolbox): string {

@@ -32,7 +32,9 @@ export class HealthStore {
 
 	async load(): Promise<void> {
 		try {
-			const data = JSON.parse(await readFile(join(this.dir, HEALTH_FILE), "utf8")) as { tools?: Record<string, ToolHealth> };
+			const data = JSON.parse(await readFile(join(this.dir, HEALTH_FILE), "utf8")) as {
+				tools?: Record<string, ToolHealth>;
+			};
 			for (const [name, health] of Object.entries(data.tools ?? {})) {
 				// A file written before errors were redacted is redacted now, and written again.
 				const lastError = health.lastError && this.scrub(health.lastError);
@@ -49,7 +51,10 @@ export class HealthStore {
 	}
 
 	/** `denied`: the call failed on a refused permission; it counts as a call, not as a failure. */
-	record(name: string, outcome: { ok: boolean; denied?: boolean; durationMs: number; at: Date; error?: ForgeErrorData }): void {
+	record(
+		name: string,
+		outcome: { ok: boolean; denied?: boolean; durationMs: number; at: Date; error?: ForgeErrorData },
+	): void {
 		const health = this.tools.get(name) ?? { calls: 0, failures: 0, consecutiveFailures: 0 };
 		health.calls += 1;
 		health.lastUsedAt = outcome.at.toISOString();
@@ -80,12 +85,18 @@ export class HealthStore {
 	/** The error with credentials and secret values redacted from its texts. */
 	private scrub(error: ForgeErrorData): ForgeErrorData {
 		const redact = (text: unknown) => (typeof text === "string" ? redactSecrets(text, this.secretValues) : text);
-		return { ...error, message: redact(error.message) as string, ...(error.hint === undefined ? {} : { hint: redact(error.hint) as string }) };
+		return {
+			...error,
+			message: redact(error.message) as string,
+			...(error.hint === undefined ? {} : { hint: redact(error.hint) as string }),
+		};
 	}
 
 	private scheduleFlush(): void {
 		this.dirty = true;
-		this.pending ??= new Promise<void>((resolve) => setTimeout(resolve, this.flushDelayMs).unref()).then(() => this.flush());
+		this.pending ??= new Promise<void>((resolve) => setTimeout(resolve, this.flushDelayMs).unref()).then(() =>
+			this.flush(),
+		);
 	}
 
 	/** Writes pending changes now (also called at shutdown). */
@@ -95,7 +106,9 @@ export class HealthStore {
 		this.dirty = false;
 		const data = { tools: Object.fromEntries([...this.tools].sort(([a], [b]) => a.localeCompare(b))) };
 		try {
-			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`, { mode: FILE_MODE });
+			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`, {
+				mode: FILE_MODE,
+			});
 		} catch {
 			this.dirty = true;
 		}

@@ -24,7 +24,12 @@ export function brokenToolError(entry: RegistryEntry, source: string | undefined
 }
 
 /** Which version worked last: the live one if it is healthy, else the newest one in the history. */
-export function backOffAdvice(name: string, failures: number, live: RegistryEntry | undefined, history: HistoryEntry[]): string {
+export function backOffAdvice(
+	name: string,
+	failures: number,
+	live: RegistryEntry | undefined,
+	history: HistoryEntry[],
+): string {
 	const start = `This is failed attempt ${failures} in a row at '${name}'.`;
 	if (live && live.status === "ok") {
 		return `${start} The live version v${live.version}${live.verified ? " (verified)" : ""} still works and is unchanged: consider a smaller change to it, or keep it as it is.`;

@@ -7,10 +7,10 @@ import { AuditLog } from "../policy/audit-log.ts";
 import { safeEnvironment } from "../policy/capability.ts";
 import { migrateGrants } from "../policy/grants-migration.ts";
 import { GrantsStore } from "../policy/grants-store.ts";
-import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import { IsolatedRunner } from "../runtime/isolated/isolated-runner.ts";
+import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
 import { HEALTH_FILE } from "./health.ts";
-import { Toolbox, type OpenReport } from "./toolbox.ts";
+import { type OpenReport, Toolbox } from "./toolbox.ts";
 
 export interface OpenedToolbox {
 	toolbox: Toolbox;
@@ -27,7 +27,11 @@ export const AUDIT_FILE = ".forge-audit.jsonl";
  * `verify: "background"` (pi's start) trusts a sound registry at once and compares it with the files right after.
  * `readOnly` (the command line's list, show, check…) writes nothing into the toolbox, not even the audit log.
  */
-export async function openToolbox(cwd: string, env: Record<string, string | undefined> = process.env, options: { verify?: "now" | "background"; readOnly?: boolean } = {}): Promise<OpenedToolbox> {
+export async function openToolbox(
+	cwd: string,
+	env: Record<string, string | undefined> = process.env,
+	options: { verify?: "now" | "background"; readOnly?: boolean } = {},
+): Promise<OpenedToolbox> {
 	const { config, problems } = loadConfig(cwd, env);
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
@@ -57,6 +61,12 @@ async function migrateProjectGrants(grants: GrantsStore, cwd: string, toolbox: T
 	}
 	const path = safeEnvironment(process.env).PATH;
 	await grants
-		.update((data) => migrateGrants(data, { project, hashOf: (tool) => toolbox.get(tool)?.hash, resolveProgram: (name) => resolveProgram(name, { cwd: project, path }) }))
+		.update((data) =>
+			migrateGrants(data, {
+				project,
+				hashOf: (tool) => toolbox.get(tool)?.hash,
+				resolveProgram: (name) => resolveProgram(name, { cwd: project, path }),
+			}),
+		)
 		.catch(() => undefined);
 }

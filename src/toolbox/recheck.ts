@@ -96,7 +96,8 @@ export class RecheckQueue<T> {
 		this.delayed.clear();
 		const dropped = [...this.waiting.values()];
 		this.waiting.clear();
-		for (const waiting of dropped) waiting.reject(new Error("The toolbox was closed before this tool was re-checked."));
+		for (const waiting of dropped)
+			waiting.reject(new Error("The toolbox was closed before this tool was re-checked."));
 		this.wakeIdle();
 		return Promise.all([...this.running.values()].map((p) => p.catch(() => undefined))).then(() => undefined);
 	}

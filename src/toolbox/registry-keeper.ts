@@ -1,6 +1,12 @@
 // The in-memory registry and its file. Saves run in the background, coalesced, under the toolbox lock, and merge
 // this process's changes into what is on disk — so two pi processes forging into one toolbox lose nothing.
-import { type Registry, type RegistryEntry, emptyRegistry, parseRegistry, serializeRegistry } from "../store/registry.ts";
+import {
+	emptyRegistry,
+	parseRegistry,
+	type Registry,
+	type RegistryEntry,
+	serializeRegistry,
+} from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 
 /** A burst of forges is saved once: the save waits this long after the last change (and at most MAX_DELAY_MS). */
@@ -32,7 +38,9 @@ export class RegistryKeeper {
 	}
 
 	entries(): readonly RegistryEntry[] {
-		this.sorted ??= Object.values(this.registry.tools).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+		this.sorted ??= Object.values(this.registry.tools).sort((a, b) =>
+			a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+		);
 		return this.sorted;
 	}
 
@@ -72,7 +80,11 @@ export class RegistryKeeper {
 			const first = Date.now();
 			while (this.pendingSave) {
 				// Quiet for SAVE_DELAY_MS (or waited MAX_DELAY_MS): then save everything changed so far.
-				while (!this.flushing && Date.now() - this.lastChange < SAVE_DELAY_MS && Date.now() - first < MAX_DELAY_MS) {
+				while (
+					!this.flushing &&
+					Date.now() - this.lastChange < SAVE_DELAY_MS &&
+					Date.now() - first < MAX_DELAY_MS
+				) {
 					await new Promise((resolve) => setTimeout(resolve, SAVE_DELAY_MS));
 				}
 				await this.held;

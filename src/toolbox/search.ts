@@ -34,16 +34,29 @@ export class ToolSearch {
 
 	search(query: string, limit: number): { hits: SearchHit[]; matched: number } {
 		const results = this.index.search(query);
-		return { hits: results.slice(0, limit).map((r) => ({ name: String(r.id), score: r.score })), matched: results.length };
+		return {
+			hits: results.slice(0, limit).map((r) => ({ name: String(r.id), score: r.score })),
+			matched: results.length,
+		};
 	}
 }
 
 function toDoc(entry: RegistryEntry): SearchDoc {
 	const properties = (entry.parameters.properties ?? {}) as Record<string, { description?: unknown }>;
 	const params = Object.entries(properties)
-		.map(([key, schema]) => `${key} ${splitWords(key)} ${typeof schema?.description === "string" ? schema.description : ""}`)
+		.map(
+			([key, schema]) =>
+				`${key} ${splitWords(key)} ${typeof schema?.description === "string" ? schema.description : ""}`,
+		)
 		.join(" ");
-	return { id: entry.name, name: entry.name, words: splitWords(entry.name), description: entry.description, params, examples: entry.examples ?? "" };
+	return {
+		id: entry.name,
+		name: entry.name,
+		words: splitWords(entry.name),
+		description: entry.description,
+		params,
+		examples: entry.examples ?? "",
+	};
 }
 
 /** `sql-explorer` → `sql explorer`, `parseCsvRows` → `parse csv rows`. */

@@ -4,12 +4,16 @@
 // are told apart. Pure.
 
 const STOP_WORDS = new Set(
-	"a an and are as at be by for from in into is it its of on or that the this to with without tool tools given return returns".split(" "),
+	"a an and are as at be by for from in into is it its of on or that the this to with without tool tools given return returns".split(
+		" ",
+	),
 );
 
 /** Words that say little about which job a tool does: they never make two names different. */
 const GENERIC = new Set(
-	"get set make build create generate compute calculate run do show print give tell report find scan fetch pick extract list check read write count file text string value data path name input output result number json project".split(" "),
+	"get set make build create generate compute calculate run do show print give tell report find scan fetch pick extract list check read write count file text string value data path name input output result number json project".split(
+		" ",
+	),
 );
 
 /** Pairs of words that make two jobs opposite, whatever else they share. */
@@ -65,7 +69,11 @@ interface Described {
 }
 
 /** The existing tool most like `name` + `description`, if close enough to mention (never the tool itself). */
-export function mostSimilar(name: string, description: string, existing: ReadonlyArray<Described>): { name: string; description: string; score: number } | undefined {
+export function mostSimilar(
+	name: string,
+	description: string,
+	existing: ReadonlyArray<Described>,
+): { name: string; description: string; score: number } | undefined {
 	const wanted = words(`${name} ${description}`);
 	let best: { name: string; description: string; score: number } | undefined;
 	for (const tool of existing) {
@@ -81,11 +89,15 @@ export function mostSimilar(name: string, description: string, existing: Readonl
 
 /** Shared words, different jobs: opposite verbs, opposite directions, or names about different things. */
 export function differentJobs(a: Described, aWords: Set<string>, b: Described, bWords: Set<string>): boolean {
-	return opposite(aWords, bWords) || oppositeDirections(a.name, b.name) || distinctNames(a.name, aWords, b.name, bWords);
+	return (
+		opposite(aWords, bWords) || oppositeDirections(a.name, b.name) || distinctNames(a.name, aWords, b.name, bWords)
+	);
 }
 
 function opposite(a: Set<string>, b: Set<string>): boolean {
-	return OPPOSITES.some(([x, y]) => (a.has(x) && b.has(y) && !a.has(y) && !b.has(x)) || (a.has(y) && b.has(x) && !a.has(x) && !b.has(y)));
+	return OPPOSITES.some(
+		([x, y]) => (a.has(x) && b.has(y) && !a.has(y) && !b.has(x)) || (a.has(y) && b.has(x) && !a.has(x) && !b.has(y)),
+	);
 }
 
 /** `yaml-to-json` and `json-to-yaml`: the same words, the other way round. */
@@ -100,7 +112,8 @@ function oppositeDirections(a: string, b: string): boolean {
  * one (`json-get` and `json-pick` differ only in a generic verb, and are one job).
  */
 function distinctNames(aName: string, aWords: Set<string>, bName: string, bWords: Set<string>): boolean {
-	const own = (name: string, other: Set<string>) => [...words(name)].filter((word) => !GENERIC.has(word) && ![...other].some((o) => related(word, o)));
+	const own = (name: string, other: Set<string>) =>
+		[...words(name)].filter((word) => !GENERIC.has(word) && ![...other].some((o) => related(word, o)));
 	return own(aName, bWords).length > 0 && own(bName, aWords).length > 0;
 }
 

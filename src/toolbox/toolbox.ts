@@ -3,27 +3,43 @@
 // touch the disk themselves. Changes are serialised in this process and, through the toolbox lock, across processes.
 import { createTwoFilesPatch } from "diff";
 import type { ForgeConfig } from "../config.ts";
-import { ForgeError, type Result, fail, ok } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
 import { checkSource } from "../forge/check-source.ts";
 import { type TakenNames, validateName } from "../forge/names.ts";
-import { type ForgeRequest, type Forged, type PreviousVersion, type TestRunner, promoteSource, runForgePipeline } from "../forge/pipeline.ts";
-import { type TestVerdict, judge } from "../forge/tool-tests.ts";
+import {
+	type Forged,
+	type ForgeRequest,
+	type PreviousVersion,
+	promoteSource,
+	runForgePipeline,
+	type TestRunner,
+} from "../forge/pipeline.ts";
 import { loadTemplate } from "../forge/template.ts";
+import { judge, type TestVerdict } from "../forge/tool-tests.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
+import { sharedChecker } from "../runtime/bounded-checker.ts";
 import { normaliseResult, outputText, type ToolOutput, withConsole } from "../runtime/result.ts";
 import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
 import { forgetValidator, type validateArguments, validateArgumentsWithin } from "../schema/arguments.ts";
-import { sharedChecker } from "../runtime/bounded-checker.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
-import { type HistoryEntry, ToolHistory } from "../store/history.ts";
-import { type Registry, type RegistryEntry, type ToolStamps, emptyRegistry, entryFromMeta, parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
-import { type ToolMeta, hashSource, parseMeta, serializeMeta, tsFileOf } from "../store/tool-files.ts";
-import { ToolboxStore } from "../store/toolbox-store.ts";
 import { CompileCache } from "../store/compile-cache.ts";
+import { type HistoryEntry, ToolHistory } from "../store/history.ts";
+import {
+	emptyRegistry,
+	entryFromMeta,
+	parseRegistry,
+	type Registry,
+	type RegistryEntry,
+	sameStamps,
+	staleNames,
+	type ToolStamps,
+} from "../store/registry.ts";
+import { hashSource, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
+import { ToolboxStore } from "../store/toolbox-store.ts";
 import { deriveEntry } from "./derive.ts";
 import { ensureGitignore } from "./gitignore.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
-import { REPAIR_ATTEMPTS_BEFORE_ADVICE, backOffAdvice, brokenToolError, notFoundError } from "./messages.ts";
+import { backOffAdvice, brokenToolError, notFoundError, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { RecheckQueue } from "./recheck.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
 import { ToolSearch } from "./search.ts";
@@ -170,7 +186,8 @@ export class Toolbox {
 			const recovered = await this.store.recover({ sweep: !background });
 			const text = await this.store.readRegistry();
 			const parsed = parseRegistry(text);
-			const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
+			const rebuilt: OpenReport["rebuilt"] =
+				text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
 			// A sound registry is trusted at once when asked (pi's start); the files are compared with it right after.
 			if (parsed && background) {
 				this.registry.replaceAll(parsed);
@@ -180,9 +197,17 @@ export class Toolbox {
 			const stale = await this.rederiveStale(registry, !parsed);
 			this.registry.replaceAll(registry);
 			if (rebuilt || stale.length > 0) await this.registry.writeAll();
-			return { tools: this.registry.size, broken: [], rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined), rederived: stale, recovered };
+			return {
+				tools: this.registry.size,
+				broken: [],
+				rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined),
+				rederived: stale,
+				recovered,
+			};
 		});
-		report.broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
+		report.broken = this.entries()
+			.filter((e) => e.status === "broken")
+			.map((e) => e.name);
 		this.emit({ type: "opened", report });
 		if (background && report.rederived.length === 0 && !report.rebuilt) {
 			// pi's own start goes first; a listing that needs the comparison starts it at once (see settle).
@@ -210,9 +235,18 @@ export class Toolbox {
 		const registry = parsed ?? emptyRegistry();
 		const stale = await this.rederiveStale(registry, !parsed);
 		this.registry.replaceAll(registry);
-		const rebuilt: OpenReport["rebuilt"] = text === undefined ? "missing" : parsed === undefined ? "corrupt" : stale.length > 0 ? "stale" : undefined;
-		const broken = this.entries().filter((e) => e.status === "broken").map((e) => e.name);
-		const report: OpenReport = { tools: this.registry.size, broken, rebuilt, rederived: stale, recovered: { rolledForward: [], discarded: [], leftovers: [] } };
+		const rebuilt: OpenReport["rebuilt"] =
+			text === undefined ? "missing" : parsed === undefined ? "corrupt" : stale.length > 0 ? "stale" : undefined;
+		const broken = this.entries()
+			.filter((e) => e.status === "broken")
+			.map((e) => e.name);
+		const report: OpenReport = {
+			tools: this.registry.size,
+			broken,
+			rebuilt,
+			rederived: stale,
+			recovered: { rolledForward: [], discarded: [], leftovers: [] },
+		};
 		this.emit({ type: "opened", report });
 		return report;
 	}
@@ -253,7 +287,10 @@ export class Toolbox {
 		try {
 			const onDisk = await this.store.listStamps({ stop: () => this.closing });
 			if (this.closing) return;
-			const current: Registry = { format: 1, tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])) };
+			const current: Registry = {
+				format: 1,
+				tools: Object.fromEntries(this.registry.entries().map((e) => [e.name, e])),
+			};
 			const stale = staleNames(current, onDisk);
 			this.compared = true;
 			void this.change(() => this.store.sweep()).catch(() => undefined);
@@ -269,24 +306,47 @@ export class Toolbox {
 	 */
 	private async derive(name: string, stamps?: ToolStamps): Promise<RegistryEntry> {
 		const preflight = this.runner.preflightBatch ?? this.runner.preflight;
-		const derived = await deriveEntry(name, this.store, this.now(), preflight, { write: !this.readOnly, cache: this.compileCache, stamps });
-		if (derived.compiled && derived.source) this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
+		const derived = await deriveEntry(name, this.store, this.now(), preflight, {
+			write: !this.readOnly,
+			cache: this.compileCache,
+			stamps,
+		});
+		if (derived.compiled && derived.source)
+			this.compiled.set(name, { hash: derived.entry.hash, source: derived.source, code: derived.compiled });
 		if (this.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
-		if (!this.readOnly && derived.shape && derived.compiled) await this.compileCache.put(derived.entry.hash, derived.compiled, derived.shape);
-		if (derived.entry.status === "ok" && !this.readOnly) await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered", derived.source, derived.metaText);
+		if (!this.readOnly && derived.shape && derived.compiled)
+			await this.compileCache.put(derived.entry.hash, derived.compiled, derived.shape);
+		if (derived.entry.status === "ok" && !this.readOnly)
+			await this.recordIfMissing(name, derived.compiled ? "edited" : "recovered", derived.source, derived.metaText);
 		return derived.entry;
 	}
 
 	/** Records the live version of a tool unless the history already ends with it. */
-	private async recordIfMissing(name: string, event: "edited" | "recovered", knownSource?: string, knownMeta?: string): Promise<void> {
-		const [source, metaText] = knownSource !== undefined && knownMeta !== undefined ? [knownSource, knownMeta] : await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
+	private async recordIfMissing(
+		name: string,
+		event: "edited" | "recovered",
+		knownSource?: string,
+		knownMeta?: string,
+	): Promise<void> {
+		const [source, metaText] =
+			knownSource !== undefined && knownMeta !== undefined
+				? [knownSource, knownMeta]
+				: await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
 		if (source === undefined || metaText === undefined) return;
 		const meta = parseMeta(metaText, name);
 		if (!meta.ok) return;
 		const entries = await this.history.entries(name);
 		const last = entries.at(-1);
-		if (last && last.event !== "removed" && `sha256-${last.ts}` === hashSource(source) && last.version === meta.value.version) return;
-		await this.history.record(name, event, meta.value.version, source, metaText, this.now(), undefined, entries).catch(() => undefined);
+		if (
+			last &&
+			last.event !== "removed" &&
+			`sha256-${last.ts}` === hashSource(source) &&
+			last.version === meta.value.version
+		)
+			return;
+		await this.history
+			.record(name, event, meta.value.version, source, metaText, this.now(), undefined, entries)
+			.catch(() => undefined);
 	}
 
 	entries(): readonly RegistryEntry[] {
@@ -327,14 +387,28 @@ export class Toolbox {
 		return run;
 	}
 
-	forge(request: ForgeRequest, takenNames: TakenNames, options: { signal?: AbortSignal } = {}): Promise<Result<Forged>> {
+	forge(
+		request: ForgeRequest,
+		takenNames: TakenNames,
+		options: { signal?: AbortSignal } = {},
+	): Promise<Result<Forged>> {
 		return this.change(async () => {
 			const name = typeof request.name === "string" ? request.name : undefined;
 			// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
 			if (name && this.get(name)) await this.takeIn(name);
 			const previous = name ? await this.previousVersion(name) : undefined;
 			const result = await this.guard(name, () =>
-				runForgePipeline(request, { store: this.store, template: loadTemplate(), takenNames, previous, previousTests: previous?.tests, preflight: this.runner.preflight, runTests: this.testRunner, signal: options.signal, now: this.now }),
+				runForgePipeline(request, {
+					store: this.store,
+					template: loadTemplate(),
+					takenNames,
+					previous,
+					previousTests: previous?.tests,
+					preflight: this.runner.preflight,
+					runTests: this.testRunner,
+					signal: options.signal,
+					now: this.now,
+				}),
 			);
 			if (result.ok) await this.adopt(result.value, "forged");
 			return result;
@@ -347,14 +421,32 @@ export class Toolbox {
 			const stored = await this.history.read(name, version);
 			if (!stored) {
 				const known = (await this.history.entries(name)).map((e) => `v${e.version}`);
-				return fail(new ForgeError("not-found", `'${name}' has no stored version ${version}.`, { tool: name, notes: known.length ? [`Stored: ${[...new Set(known)].join(", ")}`] : [] }));
+				return fail(
+					new ForgeError("not-found", `'${name}' has no stored version ${version}.`, {
+						tool: name,
+						notes: known.length ? [`Stored: ${[...new Set(known)].join(", ")}`] : [],
+					}),
+				);
 			}
 			const meta = parseMeta(stored.metaText, name);
 			if (!meta.ok) return meta;
 			const previous = await this.previousVersion(name);
 			const at = this.now().toISOString();
-			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash: hashSource(stored.source), createdAt: previous?.createdAt || meta.value.createdAt, updatedAt: at };
-			const result = await this.guard(name, () => promoteSource(next, stored.source, { store: this.store, preflight: this.runner.preflight, previous, runTests: this.testRunner }));
+			const next = {
+				...meta.value,
+				version: (previous?.version ?? 0) + 1,
+				hash: hashSource(stored.source),
+				createdAt: previous?.createdAt || meta.value.createdAt,
+				updatedAt: at,
+			};
+			const result = await this.guard(name, () =>
+				promoteSource(next, stored.source, {
+					store: this.store,
+					preflight: this.runner.preflight,
+					previous,
+					runTests: this.testRunner,
+				}),
+			);
 			if (result.ok) await this.adopt(result.value, "rolled-back", version);
 			return result;
 		});
@@ -374,12 +466,29 @@ export class Toolbox {
 			const meta = parseMeta(metaText, named.value);
 			if (!meta.ok) return meta;
 			const secrets = findSecrets(source);
-			if (secrets.length) return fail(new ForgeError("secrets", secretRefusal(secrets, tsFileOf(named.value)).message, { tool: named.value }));
+			if (secrets.length)
+				return fail(
+					new ForgeError("secrets", secretRefusal(secrets, tsFileOf(named.value)).message, { tool: named.value }),
+				);
 			const previous = await this.previousVersion(named.value);
 			const at = this.now().toISOString();
 			const hash = hashSource(source);
-			const next = { ...meta.value, version: (previous?.version ?? 0) + 1, hash, createdAt: previous?.createdAt || at, updatedAt: at, ...(meta.value.tests?.length ? { verifiedHash: hash } : {}) };
-			const result = await this.guard(named.value, () => promoteSource(next, source, { store: this.store, preflight: this.runner.preflight, previous, runTests: this.testRunner }));
+			const next = {
+				...meta.value,
+				version: (previous?.version ?? 0) + 1,
+				hash,
+				createdAt: previous?.createdAt || at,
+				updatedAt: at,
+				...(meta.value.tests?.length ? { verifiedHash: hash } : {}),
+			};
+			const result = await this.guard(named.value, () =>
+				promoteSource(next, source, {
+					store: this.store,
+					preflight: this.runner.preflight,
+					previous,
+					runTests: this.testRunner,
+				}),
+			);
 			if (result.ok) await this.adopt(result.value, "imported");
 			return result;
 		});
@@ -391,13 +500,23 @@ export class Toolbox {
 			const entry = this.get(name);
 			if (!entry) return fail(this.notFound(name));
 			const [source, metaText] = await Promise.all([this.store.readSource(name), this.store.readMeta(name)]);
-			if (source !== undefined && metaText !== undefined) await this.history.record(name, "removed", entry.version, source, metaText, this.now()).catch(() => undefined);
+			if (source !== undefined && metaText !== undefined)
+				await this.history
+					.record(name, "removed", entry.version, source, metaText, this.now())
+					.catch(() => undefined);
 			try {
 				await this.store.remove(name);
 			} catch (error) {
 				// A committed removal left half done is finished at the next start; say so, and re-read what is there now.
 				void this.reload(name).catch(() => undefined);
-				return fail(new ForgeError("store", `Removing '${name}' was interrupted: ${(error as Error).message}. It is completed at the next start.`, { tool: name }, { cause: error }));
+				return fail(
+					new ForgeError(
+						"store",
+						`Removing '${name}' was interrupted: ${(error as Error).message}. It is completed at the next start.`,
+						{ tool: name },
+						{ cause: error },
+					),
+				);
 			}
 			this.registry.delete(name);
 			this.health.delete(name);
@@ -465,7 +584,9 @@ export class Toolbox {
 		this.rechecks.hurry();
 		let timer: NodeJS.Timeout | undefined;
 		const taken = this.verification.then(() => this.rechecks.idle());
-		await (Number.isFinite(boundMs) ? Promise.race([taken, new Promise((resolve) => (timer = setTimeout(resolve, boundMs)))]) : taken);
+		await (Number.isFinite(boundMs)
+			? Promise.race([taken, new Promise((resolve) => (timer = setTimeout(resolve, boundMs)))])
+			: taken);
 		clearTimeout(timer);
 		const rechecking = this.rechecks.size;
 		return { done: this.compared && rechecking === 0, rechecking };
@@ -502,7 +623,8 @@ export class Toolbox {
 	async diff(name: string, from: number, to: number): Promise<Result<string>> {
 		const [a, b] = await Promise.all([this.sourceOf(name, from), this.sourceOf(name, to)]);
 		const missing = a === undefined ? from : b === undefined ? to : undefined;
-		if (missing !== undefined) return fail(new ForgeError("not-found", `'${name}' has no stored version ${missing}.`, { tool: name }));
+		if (missing !== undefined)
+			return fail(new ForgeError("not-found", `'${name}' has no stored version ${missing}.`, { tool: name }));
 		return ok(createTwoFilesPatch(`forge-${name}.ts v${from}`, `forge-${name}.ts v${to}`, a!, b!));
 	}
 
@@ -521,7 +643,14 @@ export class Toolbox {
 		try {
 			result = await work();
 		} catch (error) {
-			result = fail(new ForgeError("store", `The toolbox could not be written: ${(error as Error).message}`, { tool: name }, { cause: error }));
+			result = fail(
+				new ForgeError(
+					"store",
+					`The toolbox could not be written: ${(error as Error).message}`,
+					{ tool: name },
+					{ cause: error },
+				),
+			);
 			// The change may have been committed before the failure (and then finished): read the files again.
 			if (name) void this.reload(name).catch(() => undefined);
 		}
@@ -543,14 +672,22 @@ export class Toolbox {
 	/** After a successful promotion: history, registry, caches, health, search, listeners. */
 	private async adopt(forged: Forged, event: "forged" | "rolled-back" | "imported", from?: number): Promise<void> {
 		const entry = entryFromMeta(forged.meta, forged.stamps);
-		await this.history.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), this.now(), from).catch(() => undefined);
+		await this.history
+			.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), this.now(), from)
+			.catch(() => undefined);
 		this.registry.set(entry);
 		this.forgetCaches(entry.name);
 		this.compiled.set(entry.name, { hash: entry.hash, source: forged.source, code: forged.compiled });
 		this.health.reset(entry.name);
 		this.indexed(entry.name, entry);
 		await this.compileCache.put(entry.hash, forged.compiled);
-		this.emit({ type: "forged", name: entry.name, version: entry.version, previousVersion: forged.previous?.version, rolledBackFrom: from });
+		this.emit({
+			type: "forged",
+			name: entry.name,
+			version: entry.version,
+			previousVersion: forged.previous?.version,
+			rolledBackFrom: from,
+		});
 	}
 
 	private forgetCaches(name: string): void {
@@ -568,14 +705,30 @@ export class Toolbox {
 			// A live file that is not the one its metadata describes: a hand edit that did not pass the checks.
 			const source = await this.store.readSource(name).catch(() => undefined);
 			const editedByHand = source !== undefined && hashSource(source) !== meta.value.hash;
-			return { version: Math.max(meta.value.version, entry?.version ?? 0), createdAt: meta.value.createdAt, tests: meta.value.tests, ...(editedByHand ? { editedByHand } : {}) };
+			return {
+				version: Math.max(meta.value.version, entry?.version ?? 0),
+				createdAt: meta.value.createdAt,
+				tests: meta.value.tests,
+				...(editedByHand ? { editedByHand } : {}),
+			};
 		}
 		return entry && entry.version > 0 ? { version: entry.version } : undefined;
 	}
 
 	/** A candidate's tests, each in the runner real calls use, against its own copy (the live tool keeps running). */
 	private readonly testRunner: TestRunner = (code, meta, signal) =>
-		this.runTestCases({ name: meta.name, key: `${meta.name}@tests`, hash: meta.hash, file: tsFileOf(meta.name), path: this.store.tsPath(meta.name), code }, meta, signal);
+		this.runTestCases(
+			{
+				name: meta.name,
+				key: `${meta.name}@tests`,
+				hash: meta.hash,
+				file: tsFileOf(meta.name),
+				path: this.store.tsPath(meta.name),
+				code,
+			},
+			meta,
+			signal,
+		);
 
 	/** How long checking a model's regular expression or schema may take off pi's main thread. */
 	private get checkBoundMs(): number {
@@ -596,18 +749,43 @@ export class Toolbox {
 			const stop = signal?.aborted
 				? new ForgeError("aborted", "Not run: the forge was cancelled.")
 				: left <= 0
-					? new ForgeError("timeout", `Not run: the tests of one forge may take ${budget} ms in all (twice PI_FORGE_TIMEOUT_MS).`)
+					? new ForgeError(
+							"timeout",
+							`Not run: the tests of one forge may take ${budget} ms in all (twice PI_FORGE_TIMEOUT_MS).`,
+						)
 					: undefined;
 			if (stop) {
 				verdicts.push(judge(test, index, { ok: false, error: stop }));
 				continue;
 			}
-			const args = await validateArgumentsWithin(meta.name, meta.hash, meta.parameters, test.args, sharedChecker(), this.checkBoundMs);
+			const args = await validateArgumentsWithin(
+				meta.name,
+				meta.hash,
+				meta.parameters,
+				test.args,
+				sharedChecker(),
+				this.checkBoundMs,
+			);
 			const outcome = args.ok
-				? await this.runner.run({ tool, params: args.value, cwd: this.config.cwd, timeoutMs: Math.min(test.timeoutMs ?? timeoutMs, timeoutMs, left), signal, host: TEST_HOST })
+				? await this.runner.run({
+						tool,
+						params: args.value,
+						cwd: this.config.cwd,
+						timeoutMs: Math.min(test.timeoutMs ?? timeoutMs, timeoutMs, left),
+						signal,
+						host: TEST_HOST,
+					})
 				: args;
-			const judged = outcome.ok ? { ok: true as const, text: outputText(withConsole(normaliseResult(outcome.value.value), outcome.value.console)) } : { ok: false as const, error: outcome.error };
-			const matched = test.matches !== undefined && judged.ok ? await sharedChecker().matches(test.matches, judged.text, this.checkBoundMs) : undefined;
+			const judged = outcome.ok
+				? {
+						ok: true as const,
+						text: outputText(withConsole(normaliseResult(outcome.value.value), outcome.value.console)),
+					}
+				: { ok: false as const, error: outcome.error };
+			const matched =
+				test.matches !== undefined && judged.ok
+					? await sharedChecker().matches(test.matches, judged.text, this.checkBoundMs)
+					: undefined;
 			verdicts.push(judge(test, index, judged, matched));
 		}
 		this.runner.forget(tool.key ?? tool.name);
@@ -630,12 +808,24 @@ export class Toolbox {
 		if (!entry) return fail(this.notFound(name));
 		const metaText = await this.readMeta(name);
 		const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
-		if (!meta?.ok) return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
+		if (!meta?.ok)
+			return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
 		const compiled = await this.compiledTool(entry);
 		if (compiled === "changed") return fail(changedOnDisk(name, await this.store.readSource(name)));
 		if (!compiled.ok) return compiled;
-		const verdicts = await this.runTestCases({ name, key: `${name}@tests`, hash: entry.hash, file: tsFileOf(name), path: this.store.tsPath(name), code: compiled.value.code }, meta.value);
-		if (!this.readOnly && verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash) await this.markVerified(name, entry.hash);
+		const verdicts = await this.runTestCases(
+			{
+				name,
+				key: `${name}@tests`,
+				hash: entry.hash,
+				file: tsFileOf(name),
+				path: this.store.tsPath(name),
+				code: compiled.value.code,
+			},
+			meta.value,
+		);
+		if (!this.readOnly && verdicts.length && verdicts.every((v) => v.pass) && meta.value.verifiedHash !== entry.hash)
+			await this.markVerified(name, entry.hash);
 		return ok(verdicts);
 	}
 
@@ -661,11 +851,19 @@ export class Toolbox {
 		for (let attempt = 0; compiled === "changed"; attempt++) {
 			if (!entry) return fail(this.notFound(name));
 			if (entry.status === "broken") return fail(brokenToolError(entry, await this.store.readSource(entry.name)));
-			validated = await validateArgumentsWithin(entry.name, entry.hash, entry.parameters, args, sharedChecker(), this.checkBoundMs);
+			validated = await validateArgumentsWithin(
+				entry.name,
+				entry.hash,
+				entry.parameters,
+				args,
+				sharedChecker(),
+				this.checkBoundMs,
+			);
 			if (!validated.ok) return validated;
 			compiled = await this.compiledTool(entry);
 			if (compiled !== "changed") break;
-			if (attempt === 2 || this.readOnly) return fail(changedOnDisk(entry.name, await this.store.readSource(entry.name)));
+			if (attempt === 2 || this.readOnly)
+				return fail(changedOnDisk(entry.name, await this.store.readSource(entry.name)));
 			// Same stamps, other content (a file restored with its old size and time): re-checked all the same.
 			this.forced.add(entry.name);
 			entry = await this.rechecks.request(entry.name, { first: true }).catch(() => this.get(entry!.name));
@@ -676,7 +874,14 @@ export class Toolbox {
 		this.emit({ type: "executing", name: entry.name });
 		const started = performance.now();
 		const outcome = await this.runner.run({
-			tool: { name: entry.name, hash: entry.hash, version: entry.version, file: tsFileOf(entry.name), path: this.store.tsPath(entry.name), code: compiled.value.code },
+			tool: {
+				name: entry.name,
+				hash: entry.hash,
+				version: entry.version,
+				file: tsFileOf(entry.name),
+				path: this.store.tsPath(entry.name),
+				code: compiled.value.code,
+			},
 			params: validated.value,
 			cwd: this.config.cwd,
 			timeoutMs: this.config.timeoutMs,
@@ -687,12 +892,23 @@ export class Toolbox {
 		// The tool never ran when the runner could not start: not a call, not a failure of the tool.
 		if (!outcome.ok && outcome.error.phase === "runner") return fail(outcome.error.with({ tool: entry.name }));
 		// A refused permission is a grant not given, not a fault of the tool: it never counts towards quarantine.
-		const denied = !outcome.ok && (outcome.error.phase === "permission" || outcome.error.details.origin === "permission");
-		this.health.record(entry.name, { ok: outcome.ok, denied, durationMs, at: this.now(), error: outcome.ok ? undefined : outcome.error.toData() });
+		const denied =
+			!outcome.ok && (outcome.error.phase === "permission" || outcome.error.details.origin === "permission");
+		this.health.record(entry.name, {
+			ok: outcome.ok,
+			denied,
+			durationMs,
+			at: this.now(),
+			error: outcome.ok ? undefined : outcome.error.toData(),
+		});
 		this.emit({ type: "executed", name: entry.name, ok: outcome.ok, durationMs });
-		if (!outcome.ok) return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));
+		if (!outcome.ok)
+			return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));
 		const printed = outcome.value.console;
-		const output = withConsole(normaliseResult(outcome.value.value), printed === undefined || !options.redact ? printed : options.redact(printed));
+		const output = withConsole(
+			normaliseResult(outcome.value.value),
+			printed === undefined || !options.redact ? printed : options.redact(printed),
+		);
 		return ok({ ...output, durationMs, version: entry.version });
 	}
 
@@ -700,7 +916,10 @@ export class Toolbox {
 	private async compiledTool(entry: RegistryEntry): Promise<Result<CompiledTool> | "changed"> {
 		const cached = this.compiled.get(entry.name);
 		if (cached?.hash === entry.hash) return ok(cached);
-		const [source, fromDisk] = await Promise.all([this.store.readSource(entry.name), this.compileCache.get(entry.hash)]);
+		const [source, fromDisk] = await Promise.all([
+			this.store.readSource(entry.name),
+			this.compileCache.get(entry.hash),
+		]);
 		if (source !== undefined && fromDisk && hashSource(source) === entry.hash) {
 			const compiled = { hash: entry.hash, source, code: fromDisk };
 			this.compiled.set(entry.name, compiled);

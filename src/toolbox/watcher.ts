@@ -11,7 +11,10 @@ export const RELOAD_DEBOUNCE_MS = 150;
 export class ToolboxWatcher {
 	private watcher: FSWatcher | undefined;
 
-	constructor(private readonly toolbox: Toolbox, private readonly debounceMs = RELOAD_DEBOUNCE_MS) {}
+	constructor(
+		private readonly toolbox: Toolbox,
+		private readonly debounceMs = RELOAD_DEBOUNCE_MS,
+	) {}
 
 	/** Resolves once the watcher is watching (changes made after this are seen). */
 	async start(): Promise<void> {

@@ -16,11 +16,16 @@ export function toolboxTable(views: ToolView[], now: Date, width = 120): string 
 		entry.description,
 	]);
 	const header = ["TOOL", "VER", "STATE", "CALLS", "FAILS", "LAST USE", "DESCRIPTION"];
-	const widths = header.map((title, i) => (i === header.length - 1 ? 0 : Math.max(title.length, ...rows.map((row) => row[i].length))));
+	const widths = header.map((title, i) =>
+		i === header.length - 1 ? 0 : Math.max(title.length, ...rows.map((row) => row[i].length)),
+	);
 	const fixed = widths.reduce((sum, w) => sum + w + 2, 0);
 	const describe = Math.max(20, width - fixed);
 	const line = (cells: string[]) =>
-		cells.map((cell, i) => (i === cells.length - 1 ? clip(cell, describe) : cell.padEnd(widths[i]))).join("  ").trimEnd();
+		cells
+			.map((cell, i) => (i === cells.length - 1 ? clip(cell, describe) : cell.padEnd(widths[i])))
+			.join("  ")
+			.trimEnd();
 	return [line(header), ...rows.map(line)].join("\n");
 }
 
@@ -34,13 +39,20 @@ export function toolDetails(view: ToolView, source: string | undefined, history:
 		"",
 		"Parameters:",
 		...(Object.keys(properties).length
-			? Object.entries(properties).map(([key, schema]) => `  ${key}${required.has(key) ? "" : "?"}: ${String(schema?.type ?? "any")}${schema?.description ? ` — ${String(schema.description)}` : ""}`)
+			? Object.entries(properties).map(
+					([key, schema]) =>
+						`  ${key}${required.has(key) ? "" : "?"}: ${String(schema?.type ?? "any")}${schema?.description ? ` — ${String(schema.description)}` : ""}`,
+				)
 			: ["  (none)"]),
 		"",
 		`Health: ${health?.calls ?? 0} calls, ${health?.failures ?? 0} failures${health?.consecutiveFailures ? ` (${health.consecutiveFailures} in a row)` : ""}${health?.lastUsedAt ? `, last used ${relativeTime(new Date(health.lastUsedAt), now)}` : ""}${health?.lastDurationMs !== undefined ? `, last took ${health.lastDurationMs} ms` : ""}`,
 	];
-	if (entry.error) lines.push(`Error: ${entry.error.phase}${entry.error.location ? ` at ${entry.error.location.file}:${entry.error.location.line}:${entry.error.location.column}` : ""} — ${entry.error.message}`);
-	else if (health?.lastError && health.consecutiveFailures) lines.push(`Last error: ${health.lastError.phase} — ${health.lastError.message.split("\n")[0]}`);
+	if (entry.error)
+		lines.push(
+			`Error: ${entry.error.phase}${entry.error.location ? ` at ${entry.error.location.file}:${entry.error.location.line}:${entry.error.location.column}` : ""} — ${entry.error.message}`,
+		);
+	else if (health?.lastError && health.consecutiveFailures)
+		lines.push(`Last error: ${health.lastError.phase} — ${health.lastError.message.split("\n")[0]}`);
 	if (history.length) lines.push(`History: ${history.map((h) => `v${h.version} ${h.event}`).join(", ")}`);
 	if (source !== undefined) lines.push("", `forge-${entry.name}.ts:`, source.trimEnd());
 	return lines.join("\n");
@@ -50,7 +62,10 @@ export function historyTable(name: string, entries: HistoryEntry[], now: Date): 
 	if (entries.length === 0) return `No history for '${name}'.`;
 	return [
 		`History of '${name}' (newest last):`,
-		...entries.map((e) => `  v${e.version}  ${e.event.padEnd(11)} ${relativeTime(new Date(e.at), now).padEnd(9)} ${e.at}${e.from ? `  (from v${e.from})` : ""}`),
+		...entries.map(
+			(e) =>
+				`  v${e.version}  ${e.event.padEnd(11)} ${relativeTime(new Date(e.at), now).padEnd(9)} ${e.at}${e.from ? `  (from v${e.from})` : ""}`,
+		),
 	].join("\n");
 }
 

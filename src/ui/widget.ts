@@ -25,8 +25,15 @@ export interface WidgetState {
 export function widgetLines(state: WidgetState, now: Date): string[] {
 	const healthy = state.total - state.broken.length - state.quarantined.length;
 	const verified = state.verified ? `, ${state.verified} verified` : "";
-	const counts = state.total === 0 ? "" : ` (${healthy} ok${verified}${state.broken.length ? ` · ${state.broken.length} broken` : ""}${state.quarantined.length ? ` · ${state.quarantined.length} quarantined` : ""})`;
-	return [`Evolved Tools: ${state.total}${counts}`, `Last Action: ${lastActionText(state, now)}`, `Health: ${healthText(state)}`];
+	const counts =
+		state.total === 0
+			? ""
+			: ` (${healthy} ok${verified}${state.broken.length ? ` · ${state.broken.length} broken` : ""}${state.quarantined.length ? ` · ${state.quarantined.length} quarantined` : ""})`;
+	return [
+		`Evolved Tools: ${state.total}${counts}`,
+		`Last Action: ${lastActionText(state, now)}`,
+		`Health: ${healthText(state)}`,
+	];
 }
 
 function lastActionText(state: WidgetState, now: Date): string {

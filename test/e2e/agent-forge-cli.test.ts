@@ -3,7 +3,7 @@
 // `pi install` it into a fresh agent dir, and call its tools there through the real pi; import it back.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/pi-harness.ts";
@@ -79,13 +79,24 @@ describe("agent-forge", () => {
 	it("check fails (exit 1) on a broken tool, naming it with its location, and passes the others", async () => {
 		const { cwd, agentDir, toolbox } = await projectWithSamples();
 		const path = join(toolbox, "forge-word-count.ts");
-		await writeFile(path, (await readFile(path, "utf8")).replace("return { words, lines, characters: text.length };", 'const os = require("os");\nreturn os;'));
+		await writeFile(
+			path,
+			(await readFile(path, "utf8")).replace(
+				"return { words, lines, characters: text.length };",
+				'const os = require("os");\nreturn os;',
+			),
+		);
 		const check = cli(cwd, agentDir, "check");
 		expect(check.code).toBe(1);
-		expect(check.out).toMatch(/✗ word-count v1 \(edited by hand\): import at forge-word-count\.ts:\d+:\d+ — require of 'os' is outside the core library/);
+		expect(check.out).toMatch(
+			/✗ word-count v1 \(edited by hand\): import at forge-word-count\.ts:\d+:\d+ — require of 'os' is outside the core library/,
+		);
 		expect(check.out).toContain("✓ json-pick v1");
 		expect(check.out).toContain("2 passed, 1 failed");
-		expect(JSON.parse(cli(cwd, agentDir, "check", "--json").out).find((v: { name: string }) => v.name === "word-count").ok).toBe(false);
+		expect(
+			JSON.parse(cli(cwd, agentDir, "check", "--json").out).find((v: { name: string }) => v.name === "word-count")
+				.ok,
+		).toBe(false);
 	});
 
 	it("exports a pi package that works after pi install in a fresh agent dir; imports it into another toolbox", async () => {
@@ -97,25 +108,55 @@ describe("agent-forge", () => {
 		expect(manifest.pi).toEqual({ extensions: ["./index.ts"] });
 
 		const freshAgent = await makeTempDir("forge-fresh-agent");
-		const install = spawnSync(process.execPath, [PI_CLI, "install", out], { env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1" }, encoding: "utf8" });
+		const install = spawnSync(process.execPath, [PI_CLI, "install", out], {
+			env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1" },
+			encoding: "utf8",
+		});
 		expect(install.status, install.stderr).toBe(0);
 
 		const elsewhere = await makeTempDir("forge-elsewhere");
 		await writeFile(join(elsewhere, "data.json"), JSON.stringify({ team: { lead: "Ada" } }));
 		const script = join(freshAgent, "script.json");
-		await writeFile(script, JSON.stringify([
-			{ calls: [{ name: "word-count", args: { text: "one two three" } }, { name: "json-pick", args: { file: "data.json", path: "team.lead" } }] },
-			{ text: "done" },
-		]));
-		const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "--no-session", "--mode", "json", "use the team's tools"], {
-			cwd: elsewhere,
-			env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1", FORGE_SCRIPT: script },
-			stdio: ["ignore", "pipe", "pipe"],
-		});
+		await writeFile(
+			script,
+			JSON.stringify([
+				{
+					calls: [
+						{ name: "word-count", args: { text: "one two three" } },
+						{ name: "json-pick", args: { file: "data.json", path: "team.lead" } },
+					],
+				},
+				{ text: "done" },
+			]),
+		);
+		const child = spawn(
+			process.execPath,
+			[
+				PI_CLI,
+				"--provider",
+				"scripted",
+				"--model",
+				"s",
+				"-e",
+				PROVIDER,
+				"--no-session",
+				"--mode",
+				"json",
+				"use the team's tools",
+			],
+			{
+				cwd: elsewhere,
+				env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1", FORGE_SCRIPT: script },
+				stdio: ["ignore", "pipe", "pipe"],
+			},
+		);
 		let stdout = "";
 		child.stdout.on("data", (d) => (stdout += d));
 		expect(await new Promise((done) => child.on("exit", done))).toBe(0);
-		const ends = stdout.split("\n").filter((l) => l.includes('"tool_execution_end"')).map((l) => JSON.parse(l));
+		const ends = stdout
+			.split("\n")
+			.filter((l) => l.includes('"tool_execution_end"'))
+			.map((l) => JSON.parse(l));
 		const texts = Object.fromEntries(ends.map((e) => [e.toolName, e.result.content[0].text]));
 		expect(JSON.parse(texts["word-count"])).toEqual({ words: 3, lines: 1, characters: 13 });
 		expect(texts["json-pick"]).toBe("Ada");
@@ -124,7 +165,9 @@ describe("agent-forge", () => {
 		const imported = cli(other, agentDir, "import", out);
 		expect(imported.code, imported.err).toBe(0);
 		expect(imported.out).toContain("✓ word-count imported as v1");
-		expect(cli(other, agentDir, "import", out).out).toContain("- word-count skipped: a tool of that name is already in the toolbox");
+		expect(cli(other, agentDir, "import", out).out).toContain(
+			"- word-count skipped: a tool of that name is already in the toolbox",
+		);
 		expect(cli(other, agentDir, "check").out).toContain("2 passed, 0 failed");
 	});
 });
@@ -142,7 +185,8 @@ describe("agent-forge as a command line", () => {
 			expect(run.out).toContain("  2  usage error");
 		}
 		const { version } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"));
-		for (const flag of ["--version", "-v"]) expect(cli(cwd, agentDir, flag)).toEqual({ code: 0, out: `${version}\n`, err: "" });
+		for (const flag of ["--version", "-v"])
+			expect(cli(cwd, agentDir, flag)).toEqual({ code: 0, out: `${version}\n`, err: "" });
 		expect(await readdir(cwd)).toEqual([]);
 	});
 
@@ -180,8 +224,17 @@ describe("agent-forge as a command line", () => {
 		const before = await tree(cwd);
 		const out = join(await makeTempDir("forge-cli-export"), "pkg");
 		const expected: Array<[string[], number]> = [
-			[["list"], 0], [["list", "--json"], 0], [["list", "csv"], 0], [["show", "nope"], 1], [["history", "nope"], 1],
-			[["diff", "nope"], 1], [["diff", "nope", "v1", "v2"], 1], [["check"], 0], [["check", "nope"], 1], [["test", "nope"], 1], [["export", out], 1],
+			[["list"], 0],
+			[["list", "--json"], 0],
+			[["list", "csv"], 0],
+			[["show", "nope"], 1],
+			[["history", "nope"], 1],
+			[["diff", "nope"], 1],
+			[["diff", "nope", "v1", "v2"], 1],
+			[["check"], 0],
+			[["check", "nope"], 1],
+			[["test", "nope"], 1],
+			[["export", out], 1],
 		];
 		for (const [args, code] of expected) {
 			const run = cli(cwd, agentDir, ...args);
@@ -201,7 +254,18 @@ describe("agent-forge as a command line", () => {
 		await rm(join(toolbox, ".gitignore"), { force: true });
 		const before = await tree(cwd);
 		const out = join(await makeTempDir("forge-cli-export"), "pkg");
-		for (const args of [["list"], ["list", "--json"], ["show", "word-count"], ["history", "word-count"], ["diff", "word-count", "v1", "v1"], ["check"], ["check", "--json"], ["test", "word-count"], ["test", "json-pick"], ["export", out]]) {
+		for (const args of [
+			["list"],
+			["list", "--json"],
+			["show", "word-count"],
+			["history", "word-count"],
+			["diff", "word-count", "v1", "v1"],
+			["check"],
+			["check", "--json"],
+			["test", "word-count"],
+			["test", "json-pick"],
+			["export", out],
+		]) {
 			const run = cli(cwd, agentDir, ...args);
 			expect(run.err, args.join(" ")).not.toMatch(STACK_FRAME);
 		}
@@ -209,7 +273,10 @@ describe("agent-forge as a command line", () => {
 		const exported = JSON.parse(await readFile(join(out, "tools", "forge-word-count.json"), "utf8"));
 		const exportedSource = await readFile(join(out, "tools", "forge-word-count.ts"), "utf8");
 		expect(exportedSource).toContain("characters: -1");
-		expect(exported).toMatchObject({ version: 2, hash: `sha256-${createHash("sha256").update(exportedSource).digest("hex")}` });
+		expect(exported).toMatchObject({
+			version: 2,
+			hash: `sha256-${createHash("sha256").update(exportedSource).digest("hex")}`,
+		});
 		const list = cli(cwd, agentDir, "list").out;
 		expect(list).toMatch(/word-count\s+v2\s+unverified/);
 		expect(list).toMatch(/todo-scan\s+v1\s+broken/);
@@ -224,18 +291,26 @@ describe("agent-forge as a command line", () => {
 		await editTool(toolbox, "word-count", "characters: text.length", "characters: -1");
 		expect(cli(cwd, agentDir, "list").out).toMatch(/word-count\s+v2\s+unverified/);
 		// The hand edit is live but not yet recorded: the read-only history says so, and diff reads the live file.
-		expect(cli(cwd, agentDir, "history", "word-count").out).toMatch(/v1\s+imported[\s\S]*v2\s+live, not yet recorded/);
+		expect(cli(cwd, agentDir, "history", "word-count").out).toMatch(
+			/v1\s+imported[\s\S]*v2\s+live, not yet recorded/,
+		);
 		expect(cli(cwd, agentDir, "diff", "word-count").out).toContain("+return { words, lines, characters: -1 };");
 		const rolled = cli(cwd, agentDir, "rollback", "word-count", "v1");
 		expect(rolled.code, rolled.err).toBe(0);
 		expect(rolled.out).toContain("Rolled 'word-count' back to v1: it is now v3.");
 		expect(await readFile(join(toolbox, "forge-word-count.ts"), "utf8")).toContain("characters: text.length");
-		for (const [from, to] of [["v2", "v3"], ["2", "V3"], ["2", "3"]]) {
+		for (const [from, to] of [
+			["v2", "v3"],
+			["2", "V3"],
+			["2", "3"],
+		]) {
 			const diff = cli(cwd, agentDir, "diff", "word-count", from, to);
 			expect(diff.code, diff.err).toBe(0);
 			expect(diff.out).toContain("-return { words, lines, characters: -1 };");
 		}
-		expect(cli(cwd, agentDir, "history", "word-count").out).toMatch(/v1\s+imported[\s\S]*v2\s+edited[\s\S]*v3\s+rolled-back\s.*\(from v1\)/);
+		expect(cli(cwd, agentDir, "history", "word-count").out).toMatch(
+			/v1\s+imported[\s\S]*v2\s+edited[\s\S]*v3\s+rolled-back\s.*\(from v1\)/,
+		);
 		const missing = cli(cwd, agentDir, "diff", "word-count", "v7", "v3");
 		expect(missing.code).toBe(1);
 		expect(missing.err).toContain("has no stored version 7");
@@ -283,12 +358,20 @@ describe("agent-forge as a command line", () => {
 		await editTool(toolbox, "json-pick", "return value;", "// edited by hand, same behaviour\nreturn value;");
 		const check = cli(cwd, agentDir, "check");
 		expect(check.code).toBe(1);
-		expect(check.out).toMatch(/✗ word-count v1 \(edited by hand\): tests at forge-word-count\.ts:\d+:\d+ — 2 of 2 tests failed on the file as edited by hand: test 1 .*characters.*-1/);
+		expect(check.out).toMatch(
+			/✗ word-count v1 \(edited by hand\): tests at forge-word-count\.ts:\d+:\d+ — 2 of 2 tests failed on the file as edited by hand: test 1 .*characters.*-1/,
+		);
 		expect(check.out).toContain("✓ json-pick v1 (1 test passed, edited by hand)");
 		expect(check.out).toContain("✓ todo-scan v1 (1 test passed)");
 		expect(check.out).toContain("2 passed, 1 failed");
 		const verdict = JSON.parse(cli(cwd, agentDir, "check", "--json", "word-count").out)[0];
-		expect(verdict).toMatchObject({ name: "word-count", ok: false, edited: true, tests: 2, error: { phase: "tests" } });
+		expect(verdict).toMatchObject({
+			name: "word-count",
+			ok: false,
+			edited: true,
+			tests: 2,
+			error: { phase: "tests" },
+		});
 		const test = cli(cwd, agentDir, "test", "word-count");
 		expect(test.code).toBe(1);
 		expect(test.out).toContain("0 passed, 2 failed");

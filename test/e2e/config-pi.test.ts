@@ -3,8 +3,8 @@
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTempDir } from "../helpers/pi-harness.ts";
 import { runPiJson } from "../helpers/pi-cli.ts";
+import { makeTempDir } from "../helpers/pi-harness.ts";
 
 /** A project, a folder outside it and outside pi's temp dir, and an agent dir whose grants let 'writer' write there. */
 async function setUp() {
@@ -47,7 +47,10 @@ describe("configuration problems in json mode", () => {
 		const run = await runPi(setup, "prompt", target);
 		expect(run.code, run.stderr).toBe(0);
 		expect(run.stderr).not.toContain("Agent Forge:");
-		expect(run.ends.map((e) => [e.tool, e.isError])).toEqual([["forge_tool", false], ["use_forge_tool", false]]);
+		expect(run.ends.map((e) => [e.tool, e.isError])).toEqual([
+			["forge_tool", false],
+			["use_forge_tool", false],
+		]);
 		expect(await readFile(target, "utf8")).toBe("note");
 	});
 
@@ -57,7 +60,9 @@ describe("configuration problems in json mode", () => {
 		const run = await runPi(setup, "stirct", target);
 		expect(run.code, run.stderr).toBe(0);
 		const lines = run.stderr.split("\n").filter((line) => line.startsWith("Agent Forge:"));
-		expect(lines).toEqual(["Agent Forge: warning: PI_FORGE_POLICY=stirct is not one of strict, prompt, permissive; using strict"]);
+		expect(lines).toEqual([
+			"Agent Forge: warning: PI_FORGE_POLICY=stirct is not one of strict, prompt, permissive; using strict",
+		]);
 		expect(run.ends[0]).toMatchObject({ tool: "forge_tool", isError: false });
 		expect(run.ends[1]).toMatchObject({ tool: "use_forge_tool", isError: true });
 		expect(run.ends[1].text).toContain("PI_FORGE_POLICY=strict never grants");

@@ -3,14 +3,18 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 
 const wordCount = {
 	name: "word-count",
 	description: "Count the words in a text.",
-	parametersSchema: { type: "object", properties: { text: { type: "string", description: "The text" } }, required: ["text"] },
+	parametersSchema: {
+		type: "object",
+		properties: { text: { type: "string", description: "The text" } },
+		required: ["text"],
+	},
 	logic: "const words = params.text.split(/\\s+/).filter(Boolean);\nreturn { words: words.length };",
 };
 
@@ -46,7 +50,15 @@ describe("the core loop in the real pi", () => {
 		const toolbox = join(cwd, ".pi", "forge", "extensions");
 		const v1 = await readFile(join(toolbox, "forge-word-count.ts"), "utf8");
 		const third = await pi.run("count characters too", [
-			[{ name: "forge_tool", args: { ...wordCount, logic: "const words = params.text.split(/\\s+/).filter(Boolean);\nreturn { words: words.length, characters: params.text.length };" } }],
+			[
+				{
+					name: "forge_tool",
+					args: {
+						...wordCount,
+						logic: "const words = params.text.split(/\\s+/).filter(Boolean);\nreturn { words: words.length, characters: params.text.length };",
+					},
+				},
+			],
 			{ text: "ok" },
 		]);
 		expect(third.toolEvents[0].text).toContain("The previous version v1 is kept as forge-word-count.ts.bak");
@@ -54,7 +66,15 @@ describe("the core loop in the real pi", () => {
 		const v2 = await readFile(join(toolbox, "forge-word-count.ts"), "utf8");
 
 		const fourth = await pi.run("break it", [
-			[{ name: "forge_tool", args: { ...wordCount, logic: "const words = params.text.split(/\\s+/)\nreturn { words: words.length ) };" } }],
+			[
+				{
+					name: "forge_tool",
+					args: {
+						...wordCount,
+						logic: "const words = params.text.split(/\\s+/)\nreturn { words: words.length ) };",
+					},
+				},
+			],
 			[{ name: "use_forge_tool", args: { name: "word-count", args: { text: "still works" } } }],
 			{ text: "ok" },
 		]);

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
+import { type PiHarness, startPi, type ToolEvent } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 
@@ -19,12 +19,20 @@ async function call(toolName: string, args: Record<string, unknown>): Promise<To
 	return run.toolEvents[0];
 }
 
-const textSchema = { type: "object", properties: { text: { type: "string", description: "The text" } }, required: ["text"] };
+const textSchema = {
+	type: "object",
+	properties: { text: { type: "string", description: "The text" } },
+	required: ["text"],
+};
 
 const lineCount = {
 	name: "line-count",
 	description: "Count the lines of a text file of the project.",
-	parametersSchema: { type: "object", properties: { path: { type: "string", description: "Path of the file" } }, required: ["path"] },
+	parametersSchema: {
+		type: "object",
+		properties: { path: { type: "string", description: "Path of the file" } },
+		required: ["path"],
+	},
 	logic: 'import { readFile } from "node:fs/promises";\nimport { resolve } from "node:path";\nconst text = await readFile(resolve(ctx.cwd, params.path), "utf8");\nreturn text.split("\\n").length;',
 	tests: [
 		{ args: { path: "two.txt" }, equals: 2 },
@@ -71,9 +79,14 @@ describe("forge feedback through the real pi", () => {
 		expect(kept.isError, kept.text).toBe(false);
 		expect(kept.text).toContain("Tests: the 2 tests of v2 were kept (this call gave no tests) and pass on v3.");
 
-		const replaced = await call("forge_tool", { ...lineCount, tests: [lineCount.tests[0], { args: { path: "two.txt" }, matches: "^2$" }] });
+		const replaced = await call("forge_tool", {
+			...lineCount,
+			tests: [lineCount.tests[0], { args: { path: "two.txt" }, matches: "^2$" }],
+		});
 		expect(replaced.isError, replaced.text).toBe(false);
-		expect(replaced.text).toContain("Tests: the 2 given tests replace the 2 tests of v3: 1 kept, 1 added, 1 dropped.");
+		expect(replaced.text).toContain(
+			"Tests: the 2 given tests replace the 2 tests of v3: 1 kept, 1 added, 1 dropped.",
+		);
 		expect(replaced.text).toContain('  - {"args":{"path":"missing.txt"},"expectError":"ENOENT"}');
 	});
 
@@ -81,27 +94,47 @@ describe("forge feedback through the real pi", () => {
 		const event = await call("forge_tool", {
 			name: "join-words",
 			description: "Join words with spaces.",
-			parametersSchema: { type: "object", properties: { words: { type: "array", items: { type: "string" } } }, required: ["words"] },
+			parametersSchema: {
+				type: "object",
+				properties: { words: { type: "array", items: { type: "string" } } },
+				required: ["words"],
+			},
 			logic: 'return params.words.join("      ") + "\\n";',
 			tests: [{ args: { words: ["beta", "gamma"] }, equals: "beta gamma" }],
 		});
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: tests)");
-		expect(event.text).toContain('expected output equal to "beta gamma", got "beta      gamma\\n" (the first difference is at character 6)');
+		expect(event.text).toContain(
+			'expected output equal to "beta gamma", got "beta      gamma\\n" (the first difference is at character 6)',
+		);
 	});
 
 	it("a required name the schema does not declare is refused, with a did-you-mean", async () => {
-		const event = await call("forge_tool", { name: "shout", description: "Shout a text.", parametersSchema: { ...textSchema, required: ["txt"] }, logic: "return params.text.toUpperCase();" });
+		const event = await call("forge_tool", {
+			name: "shout",
+			description: "Shout a text.",
+			parametersSchema: { ...textSchema, required: ["txt"] },
+			logic: "return params.text.toUpperCase();",
+		});
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("Agent Forge: invalid parameters schema in tool 'shout' (phase: schema)");
-		expect(event.text).toContain("parametersSchema.required names 'txt', but parametersSchema.properties does not declare it (it declares: text).");
+		expect(event.text).toContain(
+			"parametersSchema.required names 'txt', but parametersSchema.properties does not declare it (it declares: text).",
+		);
 		expect(event.text).toContain("Hint: Did you mean 'text'?");
 	});
 
 	it("a misnamed params.x is headed as the logic's slip, not an invalid schema", async () => {
-		const event = await call("forge_tool", { name: "shout", description: "Shout a text.", parametersSchema: textSchema, logic: "return params.txt.toUpperCase();" });
+		const event = await call("forge_tool", {
+			name: "shout",
+			description: "Shout a text.",
+			parametersSchema: textSchema,
+			logic: "return params.txt.toUpperCase();",
+		});
 		expect(event.isError).toBe(true);
-		expect(event.text.split("\n")[0]).toBe("Agent Forge: the logic reads a parameter the schema does not declare in tool 'shout' (phase: schema)");
+		expect(event.text.split("\n")[0]).toBe(
+			"Agent Forge: the logic reads a parameter the schema does not declare in tool 'shout' (phase: schema)",
+		);
 		expect(event.text).toContain("Did you mean params.text?");
 	});
 
@@ -116,24 +149,46 @@ describe("forge feedback through the real pi", () => {
 			},
 			required: ["count", "unit", "label", "options"],
 		};
-		const forged = await call("forge_tool", { name: "ruler", description: "Draw a ruler of marks.", parametersSchema, logic: "return Array.from({ length: params.count }, () => params.label + params.unit).join(params.options.sep);" });
+		const forged = await call("forge_tool", {
+			name: "ruler",
+			description: "Draw a ruler of marks.",
+			parametersSchema,
+			logic: "return Array.from({ length: params.count }, () => params.label + params.unit).join(params.options.sep);",
+		});
 		expect(forged.isError, forged.text).toBe(false);
 		const usage = /Use it now: use_forge_tool with (.*)/.exec(forged.text)?.[1];
-		expect(JSON.parse(usage!)).toEqual({ name: "ruler", args: { count: 1, unit: "cm", label: "……", options: { sep: "," } } });
+		expect(JSON.parse(usage!)).toEqual({
+			name: "ruler",
+			args: { count: 1, unit: "cm", label: "……", options: { sep: "," } },
+		});
 		const used = await call("use_forge_tool", JSON.parse(usage!));
 		expect(used.isError, used.text).toBe(false);
 		expect(used.text).toBe("……cm");
 	});
 
 	it("the same-job note appears for a duplicate only: not on a re-forge, not for an unrelated tool", async () => {
-		const wordCount = { name: "word-count", description: "Count the words in a text.", parametersSchema: textSchema, logic: "return params.text.split(/\\s+/).filter(Boolean).length;" };
+		const wordCount = {
+			name: "word-count",
+			description: "Count the words in a text.",
+			parametersSchema: textSchema,
+			logic: "return params.text.split(/\\s+/).filter(Boolean).length;",
+		};
 		expect((await call("forge_tool", wordCount)).text).not.toContain("looks like the same job");
 		const reforged = await call("forge_tool", { ...wordCount, logic: `// v2\n${wordCount.logic}` });
 		expect(reforged.isError, reforged.text).toBe(false);
 		expect(reforged.text).not.toContain("looks like the same job");
-		const charCount = await call("forge_tool", { ...wordCount, name: "char-count", description: "Count the characters in a text.", logic: "return params.text.length;" });
+		const charCount = await call("forge_tool", {
+			...wordCount,
+			name: "char-count",
+			description: "Count the characters in a text.",
+			logic: "return params.text.length;",
+		});
 		expect(charCount.text).not.toContain("looks like the same job");
-		const duplicate = await call("forge_tool", { ...wordCount, name: "count-words", description: "Count how many words a text has." });
+		const duplicate = await call("forge_tool", {
+			...wordCount,
+			name: "count-words",
+			description: "Count how many words a text has.",
+		});
 		expect(duplicate.text).toContain("Note: 'word-count' looks like the same job");
 	});
 
@@ -141,7 +196,12 @@ describe("forge feedback through the real pi", () => {
 		const file = join(pi.cwd, ".pi", "forge", "extensions", "forge-word-count.ts");
 		const edited = (await readFile(file, "utf8")).replace("// v2", "// edited by hand");
 		await writeFile(file, edited);
-		const event = await call("forge_tool", { name: "word-count", description: "Count the words in a text.", parametersSchema: textSchema, logic: "return params.text.trim().split(/\\s+/).length;" });
+		const event = await call("forge_tool", {
+			name: "word-count",
+			description: "Count the words in a text.",
+			parametersSchema: textSchema,
+			logic: "return params.text.trim().split(/\\s+/).length;",
+		});
 		expect(event.isError, event.text).toBe(false);
 		expect(event.text).toContain("Forged 'word-count' v4");
 		expect(event.text).toContain("The previous version v3 is kept as forge-word-count.ts.bak.");

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
+import { type PiHarness, startPi, type ToolEvent } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const CLI = resolve(import.meta.dirname, "../../bin/agent-forge.mjs");
@@ -32,20 +32,28 @@ function printedGrant(text: string): string {
 }
 
 beforeAll(async () => {
-	pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_POLICY: "prompt", PI_FORGE_QUARANTINE_AFTER: "2", GRANTS_E2E_API_KEY: SECRET } });
+	pi = await startPi({
+		extensionPaths: [INDEX],
+		env: { PI_FORGE_POLICY: "prompt", PI_FORGE_QUARANTINE_AFTER: "2", GRANTS_E2E_API_KEY: SECRET },
+	});
 });
 afterAll(async () => pi?.dispose());
 
 describe("a refusal a model can follow", () => {
 	it("names the exact grant; running it with pi's bash tool lets the next call through, in the same session", async () => {
-		await forge("host-name", 'import { readFileSync } from "node:fs";\nreturn "host: " + (readFileSync("/etc/hostname", "utf8").trim().length > 0);');
+		await forge(
+			"host-name",
+			'import { readFileSync } from "node:fs";\nreturn "host: " + (readFileSync("/etc/hostname", "utf8").trim().length > 0);',
+		);
 		let printed = "";
 		const run = await pi.run("read the host name", [
 			[{ name: "use_forge_tool", args: { name: "host-name", args: {} } }],
 			({ lastToolResults }) => {
 				printed = printedGrant(lastToolResults[0].text);
 				// Followed literally: the printed command, with agent-forge run from this repository.
-				return [{ name: "bash", args: { command: printed.replace(/^agent-forge /, `"${process.execPath}" "${CLI}" `) } }];
+				return [
+					{ name: "bash", args: { command: printed.replace(/^agent-forge /, `"${process.execPath}" "${CLI}" `) } },
+				];
 			},
 			[{ name: "use_forge_tool", args: { name: "host-name", args: {} } }],
 			{ text: "done" },
@@ -65,21 +73,40 @@ describe("a refusal a model can follow", () => {
 	});
 
 	it("a shell line is granted exactly as printed, quotes included", async () => {
-		await forge("shout", 'import { execSync } from "node:child_process";\nreturn execSync("echo \'quiet words\' | tr a-z A-Z", { encoding: "utf8" }).trim();');
+		await forge(
+			"shout",
+			'import { execSync } from "node:child_process";\nreturn execSync("echo \'quiet words\' | tr a-z A-Z", { encoding: "utf8" }).trim();',
+		);
 		const run = await pi.run("shout", [
 			[{ name: "use_forge_tool", args: { name: "shout", args: {} } }],
-			({ lastToolResults }) => [{ name: "bash", args: { command: printedGrant(lastToolResults[0].text).replace(/^agent-forge /, `"${process.execPath}" "${CLI}" `) } }],
+			({ lastToolResults }) => [
+				{
+					name: "bash",
+					args: {
+						command: printedGrant(lastToolResults[0].text).replace(
+							/^agent-forge /,
+							`"${process.execPath}" "${CLI}" `,
+						),
+					},
+				},
+			],
 			[{ name: "use_forge_tool", args: { name: "shout", args: {} } }],
 			{ text: "done" },
 		]);
 		expect(run.toolEvents[0].isError).toBe(true);
-		expect(run.toolEvents[0].text).toContain(String.raw`agent-forge grant shout 'shell:echo '\''quiet words'\'' | tr a-z A-Z'`);
+		expect(run.toolEvents[0].text).toContain(
+			String.raw`agent-forge grant shout 'shell:echo '\''quiet words'\'' | tr a-z A-Z'`,
+		);
 		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
 		expect(run.toolEvents[2].text).toBe("QUIET WORDS");
 	});
 
 	it("a secret in what was refused stays redacted, and the printed grant still works", async () => {
-		await forge("leaky", 'import { execSync } from "node:child_process";\nreturn execSync("echo " + params.token, { encoding: "utf8" });', { type: "object", properties: { token: { type: "string" } }, required: ["token"] });
+		await forge(
+			"leaky",
+			'import { execSync } from "node:child_process";\nreturn execSync("echo " + params.token, { encoding: "utf8" });',
+			{ type: "object", properties: { token: { type: "string" } }, required: ["token"] },
+		);
 		const event = await call("use_forge_tool", { name: "leaky", args: { token: SECRET } });
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: permission)");
@@ -94,7 +121,9 @@ describe("a refusal a model can follow", () => {
 		]);
 		expect(run.toolEvents[0].isError, run.toolEvents[0].text).toBe(false);
 		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
-		expect(JSON.stringify(JSON.parse(await readFile(join(pi.agentDir, "forge", "grants.json"), "utf8")))).not.toContain(SECRET);
+		expect(
+			JSON.stringify(JSON.parse(await readFile(join(pi.agentDir, "forge", "grants.json"), "utf8"))),
+		).not.toContain(SECRET);
 	});
 
 	it("refusals are not failures: refused more often than quarantineAfter, the tool stays ok; a grant then holds, and a revocation", async () => {
@@ -121,7 +150,10 @@ describe("a refusal a model can follow", () => {
 
 describe("/forge grant and /forge revoke in pi", () => {
 	it("grant lets the next call through; revoke takes it back; both from the next call", async () => {
-		await forge("host-name-2", 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").trim().length > 0 ? "yes" : "no";');
+		await forge(
+			"host-name-2",
+			'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").trim().length > 0 ? "yes" : "no";',
+		);
 		expect((await call("use_forge_tool", { name: "host-name-2", args: {} })).isError).toBe(true);
 		await pi.session.prompt("/forge grant host-name-2 read:/etc/hostname");
 		const allowed = await call("use_forge_tool", { name: "host-name-2", args: {} });

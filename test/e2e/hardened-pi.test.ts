@@ -1,10 +1,10 @@
 // Issue 11, classes 4, 5, 6 and 8, through the real pi (scripted model): what a tool returns or throws does not crash
 // pi, what it asks to validate and its tests do not hang it, its secrets reach no file, and its code ends with its call.
 // After every case a tool forged first still answers, in the same pi.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
+import { type PiHarness, startPi, type ToolEvent } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const TIMEOUT_MS = 1500;
@@ -21,13 +21,21 @@ function harness(env: Record<string, string> = {}) {
 	};
 	const forge = (name: string, logic: string, extra: Record<string, unknown> = {}) =>
 		call("forge_tool", { name, description: `The ${name} tool.`, parametersSchema: NO_PARAMS, logic, ...extra });
-	const forgeAndUse = async (name: string, logic: string, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<ToolEvent> => {
+	const forgeAndUse = async (
+		name: string,
+		logic: string,
+		args: Record<string, unknown> = {},
+		extra: Record<string, unknown> = {},
+	): Promise<ToolEvent> => {
 		const forged = await forge(name, logic, extra);
 		expect(forged.isError, forged.text).toBe(false);
 		return call("use_forge_tool", { name, args });
 	};
 	beforeAll(async () => {
-		pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_TIMEOUT_MS: String(TIMEOUT_MS), PI_FORGE_MAX_MEMORY_MB: "64", ...env } });
+		pi = await startPi({
+			extensionPaths: [INDEX],
+			env: { PI_FORGE_TIMEOUT_MS: String(TIMEOUT_MS), PI_FORGE_MAX_MEMORY_MB: "64", ...env },
+		});
 		const forged = await call("forge_tool", {
 			name: "greet",
 			description: "Greet someone by name.",
@@ -49,17 +57,32 @@ describe("class 4: what a tool returns or throws cannot crash pi", () => {
 	const { forgeAndUse } = harness();
 
 	it("a WebAssembly.Module in a result's details reaches pi as plain JSON", async () => {
-		const event = await forgeAndUse("wasm-details", `return { content: [{ type: "text", text: "ok" }], details: { module: ${WASM_MODULE} } };`);
+		const event = await forgeAndUse(
+			"wasm-details",
+			`return { content: [{ type: "text", text: "ok" }], details: { module: ${WASM_MODULE} } };`,
+		);
 		expect(event.isError, event.text).toBe(false);
 		expect(event.text).toBe("ok");
 		expect((event.details as { result?: unknown }).result).toEqual({ module: {} });
 	});
 
 	it.each([
-		["a SharedArrayBuffer and a MessagePort in details", "return { content: [{ type: \"text\", text: \"ok\" }], details: { shared: new SharedArrayBuffer(8), port: new MessageChannel().port1 } };", false],
+		[
+			"a SharedArrayBuffer and a MessagePort in details",
+			'return { content: [{ type: "text", text: "ok" }], details: { shared: new SharedArrayBuffer(8), port: new MessageChannel().port1 } };',
+			false,
+		],
 		["a thrown WebAssembly.Module", `throw ${WASM_MODULE};`, true],
-		["a thrown Error carrying a SharedArrayBuffer", "throw Object.assign(new Error(\"bad\"), { shared: new SharedArrayBuffer(8) });", true],
-		["details nested 100 000 deep", "let d: any = {};\nfor (let i = 0; i < 100_000; i++) d = { d };\nreturn { content: [{ type: \"text\", text: \"ok\" }], details: d };", false],
+		[
+			"a thrown Error carrying a SharedArrayBuffer",
+			'throw Object.assign(new Error("bad"), { shared: new SharedArrayBuffer(8) });',
+			true,
+		],
+		[
+			"details nested 100 000 deep",
+			'let d: any = {};\nfor (let i = 0; i < 100_000; i++) d = { d };\nreturn { content: [{ type: "text", text: "ok" }], details: d };',
+			false,
+		],
 	])("%s leaves pi running", async (_label, logic, isError) => {
 		const event = await forgeAndUse("odd-value", logic);
 		expect(event.isError, event.text).toBe(isError);
@@ -70,7 +93,10 @@ describe("class 4 under the permissive policy", () => {
 	const { forgeAndUse } = harness({ PI_FORGE_POLICY: "permissive" });
 
 	it("reading process.env.toString (an inherited member, not a variable) neither rejects in pi nor fails the call", async () => {
-		const event = await forgeAndUse("env-tostring", "return [typeof process.env.toString, typeof (process.env as any).valueOf, String(process.env)].join(\",\");");
+		const event = await forgeAndUse(
+			"env-tostring",
+			'return [typeof process.env.toString, typeof (process.env as any).valueOf, String(process.env)].join(",");',
+		);
 		expect(event.isError, event.text).toBe(false);
 		expect(event.text).toBe("function,function,[object Object]");
 	});
@@ -80,7 +106,9 @@ describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", 
 	const { pi, call, forge } = harness();
 
 	it("a catastrophic pattern in the schema fails use_forge_tool (phase arguments) within the bound", async () => {
-		const forged = await forge("redos", 'return "ran";', { parametersSchema: { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } } });
+		const forged = await forge("redos", 'return "ran";', {
+			parametersSchema: { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } },
+		});
 		expect(forged.isError, forged.text).toBe(false);
 		const started = performance.now();
 		const event = await call("use_forge_tool", { name: "redos", args: { text: `${"a".repeat(40)}!` } });
@@ -91,9 +119,14 @@ describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", 
 	});
 
 	it("a tool with that pattern called by its own name (pi validates its copy of the schema) fails the same way, and pi's copy holds no pattern", async () => {
-		const forged = await forge("redos-direct", 'return "ran";', { parametersSchema: { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } } });
+		const forged = await forge("redos-direct", 'return "ran";', {
+			parametersSchema: { type: "object", properties: { text: { type: "string", pattern: "^(a+)+$" } } },
+		});
 		expect(forged.isError, forged.text).toBe(false);
-		const run = await pi().run("call redos-direct by its name", [[{ name: "redos-direct", args: { text: `${"a".repeat(40)}!` } }], { text: "ok" }]);
+		const run = await pi().run("call redos-direct by its name", [
+			[{ name: "redos-direct", args: { text: `${"a".repeat(40)}!` } }],
+			{ text: "ok" },
+		]);
 		const event = run.toolEvents[0];
 		expect(event.toolName).toBe("redos-direct");
 		expect(event.isError).toBe(true);
@@ -105,8 +138,11 @@ describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", 
 
 	it("$refs that double 30 times under anyOf fail the call (phase arguments) within the bound", async () => {
 		const defs: Record<string, unknown> = { a30: { type: "number" } };
-		for (let i = 0; i < 30; i++) defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
-		const forged = await forge("exp-refs", 'return "ran";', { parametersSchema: { type: "object", properties: { x: { $ref: "#/$defs/a0" } }, $defs: defs } });
+		for (let i = 0; i < 30; i++)
+			defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+		const forged = await forge("exp-refs", 'return "ran";', {
+			parametersSchema: { type: "object", properties: { x: { $ref: "#/$defs/a0" } }, $defs: defs },
+		});
 		expect(forged.isError, forged.text).toBe(false);
 		const started = performance.now();
 		const event = await call("use_forge_tool", { name: "exp-refs", args: { x: "not a number" } });
@@ -116,7 +152,9 @@ describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", 
 
 	it("a test whose matches backtracks catastrophically fails the forge (phase tests) within the bound", async () => {
 		const started = performance.now();
-		const event = await forge("redos-test", 'return "a".repeat(40) + "!";', { tests: [{ args: {}, matches: "^(a+)+$" }] });
+		const event = await forge("redos-test", 'return "a".repeat(40) + "!";', {
+			tests: [{ args: {}, matches: "^(a+)+$" }],
+		});
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: tests)");
 		expect(event.text).toContain("matching took too long");
@@ -125,7 +163,9 @@ describe("class 5: what a tool asks to validate, or its tests, cannot hang pi", 
 
 	it("tests[].timeoutMs of 900 000 000 on a test that never settles is capped to PI_FORGE_TIMEOUT_MS", async () => {
 		const started = performance.now();
-		const event = await forge("never", "await new Promise(() => {});", { tests: [{ args: {}, expect: "x", timeoutMs: 900_000_000 }] });
+		const event = await forge("never", "await new Promise(() => {});", {
+			tests: [{ args: {}, expect: "x", timeoutMs: 900_000_000 }],
+		});
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: tests)");
 		expect(event.text).toContain(`did not finish within ${TIMEOUT_MS} ms`);
@@ -146,7 +186,8 @@ describe("class 6: secrets are never stored raw", () => {
 	}
 
 	it("a granted tool's thrown key and secret variable reach no file in the project or the agent dir; state files are 0600", async () => {
-		const logic = 'const key = ["sk-proj", "Q7fT2mZ9xW4vB8nK1cR6yH3pL5sD0gJ"].join("-");\nthrow new Error(`auth failed for ${key} with ${process.env.FORGE_E2E_API_KEY}`);';
+		const logic =
+			'const key = ["sk-proj", "Q7fT2mZ9xW4vB8nK1cR6yH3pL5sD0gJ"].join("-");\nthrow new Error(`auth failed for ${key} with ${process.env.FORGE_E2E_API_KEY}`);';
 		const event = await forgeAndUse("leaky", logic);
 		expect(event.isError).toBe(true);
 		expect(event.text).not.toContain(KEY);
@@ -158,12 +199,16 @@ describe("class 6: secrets are never stored raw", () => {
 		expect(filesContaining(pi().cwd, VALUE)).toEqual([]);
 		expect(filesContaining(pi().agentDir, KEY)).toEqual([]);
 		expect(readFileSync(join(toolbox, ".forge-health.json"), "utf8")).toContain("[redacted openai-api-key]");
-		for (const file of [".forge-health.json", ".forge-audit.jsonl"]) expect(statSync(join(toolbox, file)).mode & 0o777).toBe(0o600);
+		for (const file of [".forge-health.json", ".forge-audit.jsonl"])
+			expect(statSync(join(toolbox, file)).mode & 0o777).toBe(0o600);
 	});
 
 	it("no tool, even a permissive one, can read the health file or the audit log", async () => {
 		for (const file of [".forge-health.json", ".forge-audit.jsonl"]) {
-			const event = await forgeAndUse("state-reader", `import { readFileSync } from "node:fs";\nreturn readFileSync(".pi/forge/extensions/${file}", "utf8");`);
+			const event = await forgeAndUse(
+				"state-reader",
+				`import { readFileSync } from "node:fs";\nreturn readFileSync(".pi/forge/extensions/${file}", "utf8");`,
+			);
 			expect(event.isError).toBe(true);
 			expect(event.text).toContain("one of Agent Forge's own files, which forged tools may not read");
 		}
@@ -174,7 +219,8 @@ describe("class 8: a call's code ends with the call", () => {
 	const { pi, forgeAndUse } = harness();
 
 	it("a top-level setInterval that appends to a file writes nothing after the call returned", async () => {
-		const logic = 'await new Promise((resolve) => setTimeout(resolve, 100));\nreturn "ticking";\n}\nimport { appendFileSync } from "node:fs";\nsetInterval(() => appendFileSync("ticks.txt", "tick"), 10);\nfunction unused() {';
+		const logic =
+			'await new Promise((resolve) => setTimeout(resolve, 100));\nreturn "ticking";\n}\nimport { appendFileSync } from "node:fs";\nsetInterval(() => appendFileSync("ticks.txt", "tick"), 10);\nfunction unused() {';
 		const event = await forgeAndUse("ticker", logic);
 		expect(event.isError, event.text).toBe(false);
 		const file = join(pi().cwd, "ticks.txt");
@@ -184,7 +230,8 @@ describe("class 8: a call's code ends with the call", () => {
 	});
 
 	it("an interval started in execute that writes and a pending promise that writes later do nothing after the result", async () => {
-		const logic = 'import { appendFileSync, promises } from "node:fs";\nsetInterval(() => appendFileSync("late-ticks.txt", "tick"), 10);\nvoid (async () => { await new Promise((r) => setTimeout(r, 100)); await promises.writeFile("late.txt", "late"); })();\nreturn "returned";';
+		const logic =
+			'import { appendFileSync, promises } from "node:fs";\nsetInterval(() => appendFileSync("late-ticks.txt", "tick"), 10);\nvoid (async () => { await new Promise((r) => setTimeout(r, 100)); await promises.writeFile("late.txt", "late"); })();\nreturn "returned";';
 		const event = await forgeAndUse("late", logic);
 		expect(event.isError, event.text).toBe(false);
 		await new Promise((resolve) => setTimeout(resolve, 400));

@@ -40,7 +40,11 @@ describe("fetch from a forged tool", () => {
 				const lines = lastToolResults[0].text.split("\n");
 				printed = lines[lines.findIndex((line) => line.startsWith("To grant it")) + 1]?.trim() ?? "";
 				// agent-forge is not on the PATH here (as when pi installed the package): the line that says so is run as it is.
-				const direct = lines.find((line) => line.trim().startsWith("without agent-forge on the PATH: "))?.trim().slice("without agent-forge on the PATH: ".length) ?? "";
+				const direct =
+					lines
+						.find((line) => line.trim().startsWith("without agent-forge on the PATH: "))
+						?.trim()
+						.slice("without agent-forge on the PATH: ".length) ?? "";
 				return [{ name: "bash", args: { command: direct } }];
 			},
 			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url } } }],
@@ -52,7 +56,9 @@ describe("fetch from a forged tool", () => {
 		expect(refused.isError).toBe(true);
 		expect(refused.text).toContain(`'fetcher' may not connect to 127.0.0.1:${port}`);
 		expect(printed).toBe(`agent-forge grant fetcher net:127.0.0.1:${port}`);
-		expect(refused.text).toContain(`without agent-forge on the PATH: ${process.execPath} ${CLI} grant fetcher net:127.0.0.1:${port}`);
+		expect(refused.text).toContain(
+			`without agent-forge on the PATH: ${process.execPath} ${CLI} grant fetcher net:127.0.0.1:${port}`,
+		);
 		expect(granted.isError, granted.text).toBe(false);
 		expect(again.isError, again.text).toBe(false);
 		expect(again.text).toBe("200 hello from /data");

@@ -6,11 +6,11 @@ import { join, resolve } from "node:path";
 import type { Context } from "@earendil-works/pi-ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_ACTIVE_LIMIT } from "../../src/config.ts";
-import { generateToolbox, generatedTools } from "../helpers/big-toolbox.ts";
-import { realisticTool } from "../helpers/realistic-tool.ts";
+import { generatedTools, generateToolbox } from "../helpers/big-toolbox.ts";
 import { systemPromptOf, toolsOf } from "../helpers/model-context.ts";
-import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 import { PI_LINE } from "../helpers/pi-line.ts";
+import { realisticTool } from "../helpers/realistic-tool.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const SEED = 11;
@@ -18,7 +18,22 @@ const GENERATED = 24;
 const OFFERED_DIRECTLY = /From the next prompt on it is also offered directly as the tool '([^']+)'/;
 const NOT_OFFERED = /It is not offered as a tool of its own in the next prompt/;
 
-const TOPICS = ["sales", "invoice", "ticket", "shipment", "payroll", "inventory", "refund", "lead", "survey", "expense", "booking", "claim", "order", "visit"];
+const TOPICS = [
+	"sales",
+	"invoice",
+	"ticket",
+	"shipment",
+	"payroll",
+	"inventory",
+	"refund",
+	"lead",
+	"survey",
+	"expense",
+	"booking",
+	"claim",
+	"order",
+	"visit",
+];
 
 let pi: PiHarness | undefined;
 afterEach(async () => {
@@ -45,7 +60,10 @@ describe("the offered set keeps its promise", () => {
 		expect(offeredBefore.length).toBeLessThan(GENERATED);
 
 		const tools = TOPICS.slice(0, 4).map((topic) => realisticTool(`${topic}-summary`, topic));
-		const forged = await pi.run("make four report tools", [tools.map((tool) => ({ name: "forge_tool", args: tool })), { text: "ok" }]);
+		const forged = await pi.run("make four report tools", [
+			tools.map((tool) => ({ name: "forge_tool", args: tool })),
+			{ text: "ok" },
+		]);
 		for (const event of forged.toolEvents) {
 			expect(event.isError, event.text).toBe(false);
 			expect(event.text).toMatch(OFFERED_DIRECTLY);
@@ -60,12 +78,16 @@ describe("the offered set keeps its promise", () => {
 			expect(sent!.parameters).toEqual(tool.parametersSchema);
 		}
 		// Older unused tools made room: the offered set stays within its count.
-		const forgedNow = next.toolNamesSeen[0].filter((name) => names.includes(name) || tools.some((t) => t.name === name));
+		const forgedNow = next.toolNamesSeen[0].filter(
+			(name) => names.includes(name) || tools.some((t) => t.name === name),
+		);
 		expect(forgedNow.length).toBeLessThanOrEqual(DEFAULT_ACTIVE_LIMIT);
 
 		// Every healthy forged tool not offered is named (or counted) in the system prompt, with the way to run it.
 		const prompt = systemPromptOf(contexts[0]);
-		const notes = prompt.split("\n").filter((line) => line.startsWith("Forged tools not offered as tools of their own:"));
+		const notes = prompt
+			.split("\n")
+			.filter((line) => line.startsWith("Forged tools not offered as tools of their own:"));
 		expect(notes, prompt.slice(-600)).toHaveLength(1);
 		const note = notes[0];
 		expect(note).toContain("use_forge_tool");
@@ -95,7 +117,9 @@ describe("the offered set keeps its promise", () => {
 		expect(run.toolEvents[0].text).toBe(`Tool ${hidden.name} not found`);
 		expect(answer).toContain(`'${hidden.name}' (v`);
 		expect(answer).toContain("is a forged tool, but it was not offered as a tool of its own");
-		expect(answer).toContain(`Run it with use_forge_tool: ${JSON.stringify({ name: hidden.name, args: hidden.sampleArgs })}`);
+		expect(answer).toContain(
+			`Run it with use_forge_tool: ${JSON.stringify({ name: hidden.name, args: hidden.sampleArgs })}`,
+		);
 		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
 		// A tool pi does not know at all keeps pi's own answer.
 		let unknown = "";
@@ -137,9 +161,14 @@ describe("the offered set keeps its promise", () => {
 	it("a burst past the offered set's room: each forge result says truly whether the next prompt offers the tool", async () => {
 		const { pi } = await startWithToolbox();
 		const tools = TOPICS.map((topic) => realisticTool(`${topic}-report`, topic));
-		const forged = await pi.run("make many", [tools.map((tool) => ({ name: "forge_tool", args: tool })), { text: "ok" }]);
+		const forged = await pi.run("make many", [
+			tools.map((tool) => ({ name: "forge_tool", args: tool })),
+			{ text: "ok" },
+		]);
 		expect(forged.toolEvents.filter((e) => e.isError)).toEqual([]);
-		const promised = forged.toolEvents.filter((e) => OFFERED_DIRECTLY.test(e.text)).map((e) => OFFERED_DIRECTLY.exec(e.text)![1]);
+		const promised = forged.toolEvents
+			.filter((e) => OFFERED_DIRECTLY.test(e.text))
+			.map((e) => OFFERED_DIRECTLY.exec(e.text)![1]);
 		const refused = forged.toolEvents.filter((e) => NOT_OFFERED.test(e.text));
 		expect(promised.length + refused.length).toBe(tools.length);
 		expect(promised.length).toBeGreaterThan(0);

@@ -3,12 +3,20 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Tui, prompt, startTui } from "../helpers/tui.ts";
+import { prompt, startTui, type Tui } from "../helpers/tui.ts";
 
 const NO_PARAMS = { type: "object", properties: {} };
 /** A shell line carrying OSC 0 (set the window title) and ED 2 (clear the screen). */
-const LOGIC = 'import { execSync } from "node:child_process";\nreturn execSync("echo \\u001b]0;PWNED\\u0007\\u001b[2J visible-marker && echo second", { encoding: "utf8" });';
-const forge = { calls: [{ name: "forge_tool", args: { name: "ansi-run", description: "Runs a line.", parametersSchema: NO_PARAMS, logic: LOGIC } }] };
+const LOGIC =
+	'import { execSync } from "node:child_process";\nreturn execSync("echo \\u001b]0;PWNED\\u0007\\u001b[2J visible-marker && echo second", { encoding: "utf8" });';
+const forge = {
+	calls: [
+		{
+			name: "forge_tool",
+			args: { name: "ansi-run", description: "Runs a line.", parametersSchema: NO_PARAMS, logic: LOGIC },
+		},
+	],
+};
 const use = { calls: [{ name: "use_forge_tool", args: { name: "ansi-run", args: {} } }] };
 
 let tui: Tui | undefined;
@@ -19,7 +27,9 @@ afterEach(() => {
 
 describe("the permission dialog in the TUI", () => {
 	it("shows the whole shell line with escapes made visible; Always keeps exactly that line for this version", async () => {
-		tui = await startTui([forge, { text: "forged it" }, use, { text: "ran it" }], { env: { PI_FORGE_POLICY: "prompt" } });
+		tui = await startTui([forge, { text: "forged it" }, use, { text: "ran it" }], {
+			env: { PI_FORGE_POLICY: "prompt" },
+		});
 		await prompt(tui, "forge it", "forged it");
 		const titleBefore = tui.title();
 		tui.type("run it");
@@ -38,9 +48,13 @@ describe("the permission dialog in the TUI", () => {
 		const screen = await tui.waitFor("ran it");
 		expect(screen).toContain("visible-marker");
 		const grants = JSON.parse(await readFile(join(tui.agentDir, "forge", "grants.json"), "utf8"));
-		const entry = Object.values(grants.projects as Record<string, Record<string, { hash: string; allow: string[] }>>)[0]["ansi-run"];
+		const entry = Object.values(
+			grants.projects as Record<string, Record<string, { hash: string; allow: string[] }>>,
+		)[0]["ansi-run"];
 		expect(entry.allow).toEqual(["shell:echo \u001b]0;PWNED\u0007\u001b[2J visible-marker && echo second"]);
-		const meta = JSON.parse(await readFile(join(tui.cwd, ".pi", "forge", "extensions", "forge-ansi-run.json"), "utf8"));
+		const meta = JSON.parse(
+			await readFile(join(tui.cwd, ".pi", "forge", "extensions", "forge-ansi-run.json"), "utf8"),
+		);
 		expect(entry.hash).toBe(meta.hash);
 	});
 });

@@ -2,7 +2,7 @@
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PiHarness, type ToolEvent, startPi } from "../helpers/pi-harness.ts";
+import { type PiHarness, startPi, type ToolEvent } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 
@@ -43,14 +43,20 @@ describe("refusals through the real pi", () => {
 		expect(event.text).toMatch(/Hint: Call forge_tool again with a name like '[a-z][a-z0-9_-]*'/);
 	});
 
-	it.each(["read", "bash", "edit", "write", "forge_tool", "list_forge", "use_forge_tool"])("the taken name %s", async (name) => {
-		const event = await forge({ name });
-		expect(event.isError).toBe(true);
-		expect(event.text).toContain("(phase: name)");
-	});
+	it.each(["read", "bash", "edit", "write", "forge_tool", "list_forge", "use_forge_tool"])(
+		"the taken name %s",
+		async (name) => {
+			const event = await forge({ name });
+			expect(event.isError).toBe(true);
+			expect(event.text).toContain("(phase: name)");
+		},
+	);
 
 	it("an invalid schema", async () => {
-		const event = await forge({ name: "bad-schema", parametersSchema: { type: "object", properties: { who: { type: "text" } } } });
+		const event = await forge({
+			name: "bad-schema",
+			parametersSchema: { type: "object", properties: { who: { type: "text" } } },
+		});
 		expect(event.isError).toBe(true);
 		expect(event.text).toContain("(phase: schema)");
 		expect(event.text).toContain("parametersSchema.properties.who.type");
@@ -79,7 +85,11 @@ describe("refusals through the real pi", () => {
 
 	it.each([
 		["computed import()", "const m = 'os'; return await import(m);", "computed import()"],
-		["require of a non-literal", "const m = 'os'; return require(m);", "require() with a module name that is not a string literal"],
+		[
+			"require of a non-literal",
+			"const m = 'os'; return require(m);",
+			"require() with a module name that is not a string literal",
+		],
 		["eval", "return eval('1 + 1');", "`eval` is not allowed"],
 		["new Function", "return new Function('return 1')();", "`new Function(…)`"],
 	])("%s", async (_label, logic, message) => {
@@ -103,7 +113,11 @@ describe("refusals through the real pi", () => {
 	});
 
 	it("a tool that throws, with the message, mapped line, arguments and source", async () => {
-		const forged = await forge({ name: "divide", parametersSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } }, logic: "if (params.b === 0) throw new Error('division by zero');\nreturn params.a / params.b;" });
+		const forged = await forge({
+			name: "divide",
+			parametersSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+			logic: "if (params.b === 0) throw new Error('division by zero');\nreturn params.a / params.b;",
+		});
 		expect(forged.isError, forged.text).toBe(false);
 		const event = await call("use_forge_tool", { name: "divide", args: { a: 1, b: 0 } });
 		expect(event.isError).toBe(true);
@@ -115,8 +129,16 @@ describe("refusals through the real pi", () => {
 	});
 
 	it("after all these refusals only the good tools are in the toolbox, and they still work", async () => {
-		const files = (await readdir(join(pi.cwd, ".pi", "forge", "extensions"))).filter((f) => f.startsWith("forge-")).sort();
-		expect(files).toEqual(["forge-divide.json", "forge-divide.ts", "forge-greet.json", "forge-greet.ts", "forge-registry.json"]);
+		const files = (await readdir(join(pi.cwd, ".pi", "forge", "extensions")))
+			.filter((f) => f.startsWith("forge-"))
+			.sort();
+		expect(files).toEqual([
+			"forge-divide.json",
+			"forge-divide.ts",
+			"forge-greet.json",
+			"forge-greet.ts",
+			"forge-registry.json",
+		]);
 		const event = await call("use_forge_tool", { name: "greet", args: { who: "Ada" } });
 		expect(event.text).toBe("Hello, Ada!");
 	});
@@ -130,7 +152,11 @@ describe("a toolbox that cannot be opened", () => {
 		await writeFile(join(cwd, "not-a-dir"), "a file where the toolbox should be");
 		const blocked = await startPi({ extensionPaths: [INDEX], cwd, env: { PI_FORGE_DIR: join(cwd, "not-a-dir") } });
 		try {
-			const run = await blocked.run("try", [[{ name: "list_forge", args: {} }], [{ name: "read", args: { path: "not-a-dir" } }], { text: "ok" }]);
+			const run = await blocked.run("try", [
+				[{ name: "list_forge", args: {} }],
+				[{ name: "read", args: { path: "not-a-dir" } }],
+				{ text: "ok" },
+			]);
 			expect(run.toolEvents[0].isError).toBe(true);
 			expect(run.toolEvents[0].text).toContain("(phase: store)");
 			expect(run.toolEvents[0].text).toContain("could not be opened");

@@ -3,8 +3,8 @@
 // that has a place in the logic, the logic line where it is; the repair must go live.
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PiHarness, startPi } from "../helpers/pi-harness.ts";
 import { REPAIR_CASES, type RepairCase } from "../fixtures/repair-corpus/index.ts";
+import { type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 
@@ -52,9 +52,17 @@ describe("the repair loop through the real pi: broken forge → error → repair
 		const line = reported === undefined ? undefined : Number(reported);
 		const fixed = c.mislocated && inRange(line, c.mislocated.shouldBe); // a mislocation that has since been fixed passes too
 		if (c.expect.logicLines && !fixed) {
-			expect(line, `${c.id}: expected "(line N of the logic)" with N in ${c.expect.logicLines.join("-")}:\n${broken.text}`).toBeDefined();
-			expect(inRange(line, c.expect.logicLines), `${c.id}: reported line ${line}, expected ${c.expect.logicLines.join("-")}:\n${broken.text}`).toBe(true);
-			expect(broken.text).toMatch(new RegExp(`at forge-${c.broken.name}\\.ts:\\d+:\\d+ \\(line ${line} of the logic\\)`));
+			expect(
+				line,
+				`${c.id}: expected "(line N of the logic)" with N in ${c.expect.logicLines.join("-")}:\n${broken.text}`,
+			).toBeDefined();
+			expect(
+				inRange(line, c.expect.logicLines),
+				`${c.id}: reported line ${line}, expected ${c.expect.logicLines.join("-")}:\n${broken.text}`,
+			).toBe(true);
+			expect(broken.text).toMatch(
+				new RegExp(`at forge-${c.broken.name}\\.ts:\\d+:\\d+ \\(line ${line} of the logic\\)`),
+			);
 		}
 
 		expect(repaired.isError, `${c.id}: the repaired forge failed:\n${repaired.text}`).toBe(false);

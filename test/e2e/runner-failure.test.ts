@@ -24,10 +24,20 @@ async function fakeNode(fail: string): Promise<string> {
 	return path;
 }
 
-async function withRunner(nodePath: string, steps: (call: (tool: string, args: Record<string, unknown>) => Promise<ToolEvent>) => Promise<void>, cwd?: string) {
-	const pi = await startPi({ extensionPaths: [INDEX], cwd, env: { PI_FORGE_NODE: nodePath, PI_FORGE_QUARANTINE_AFTER: "2" } });
+async function withRunner(
+	nodePath: string,
+	steps: (call: (tool: string, args: Record<string, unknown>) => Promise<ToolEvent>) => Promise<void>,
+	cwd?: string,
+) {
+	const pi = await startPi({
+		extensionPaths: [INDEX],
+		cwd,
+		env: { PI_FORGE_NODE: nodePath, PI_FORGE_QUARANTINE_AFTER: "2" },
+	});
 	try {
-		await steps(async (tool, args) => (await pi.run(`call ${tool}`, [[{ name: tool, args }], { text: "ok" }])).toolEvents[0]);
+		await steps(
+			async (tool, args) => (await pi.run(`call ${tool}`, [[{ name: tool, args }], { text: "ok" }])).toolEvents[0],
+		);
 	} finally {
 		await pi.dispose();
 	}
@@ -50,7 +60,11 @@ describe("the runner cannot start", () => {
 		await withRunner(node, async (call) => {
 			for (let attempt = 1; attempt <= 4; attempt++) {
 				const event = await call("forge_tool", greet);
-				expectRunnerFailure(event, /Cause: Node v99\.1\.0 \(.*node\) rejected the runner's flag --permission\./, /Tell the user: update Agent Forge .*PI_FORGE_NODE/);
+				expectRunnerFailure(
+					event,
+					/Cause: Node v99\.1\.0 \(.*node\) rejected the runner's flag --permission\./,
+					/Tell the user: update Agent Forge .*PI_FORGE_NODE/,
+				);
 				// Back-off advice comes after three failed repairs of a tool; these were no attempts at it.
 				expect(event.text).not.toMatch(/attempts|in a row/);
 			}
@@ -63,30 +77,50 @@ describe("the runner cannot start", () => {
 		const node = await fakeNode("exit 0");
 		await chmod(node, 0o644);
 		await withRunner(node, async (call) => {
-			expectRunnerFailure(await call("forge_tool", greet), /Cause: pi's process could not start .*node \(EACCES\)\./, /allow pi to start child processes/);
+			expectRunnerFailure(
+				await call("forge_tool", greet),
+				/Cause: pi's process could not start .*node \(EACCES\)\./,
+				/allow pi to start child processes/,
+			);
 		});
 		await withRunner(join(tmpdir(), "no-such-dir", "node"), async (call) => {
-			expectRunnerFailure(await call("forge_tool", greet), /Cause: pi's process could not start .*no-such-dir\/node \(ENOENT\)\./, /point PI_FORGE_NODE at an installed Node binary/);
+			expectRunnerFailure(
+				await call("forge_tool", greet),
+				/Cause: pi's process could not start .*no-such-dir\/node \(ENOENT\)\./,
+				/point PI_FORGE_NODE at an installed Node binary/,
+			);
 		});
 	});
 
 	it("calls of a working tool while the runner cannot start: told plainly, and the tool is neither failed nor quarantined", async () => {
 		const cwd = await mkdtemp(join(tmpdir(), "forge-runner-down-"));
-		await withRunner(process.execPath, async (call) => {
-			expect((await call("forge_tool", greet)).isError).toBe(false);
-		}, cwd);
+		await withRunner(
+			process.execPath,
+			async (call) => {
+				expect((await call("forge_tool", greet)).isError).toBe(false);
+			},
+			cwd,
+		);
 		const node = await fakeNode('echo "$0: bad option: --permission" >&2\nexit 9');
-		await withRunner(node, async (call) => {
-			for (let i = 0; i < 3; i++) {
-				const event = await call("use_forge_tool", { name: "greet", args: { who: "Ada" } });
-				expectRunnerFailure(event, /'greet' was not run/, /Tell the user:/);
-			}
-			const listed = await call("list_forge", {});
-			expect(listed.text).toMatch(/- greet v1 \[ok, draft\]/);
-			expect(listed.text).toContain("never used");
-		}, cwd);
-		await withRunner(process.execPath, async (call) => {
-			expect((await call("use_forge_tool", { name: "greet", args: { who: "Ada" } })).text).toBe("Hello, Ada!");
-		}, cwd);
+		await withRunner(
+			node,
+			async (call) => {
+				for (let i = 0; i < 3; i++) {
+					const event = await call("use_forge_tool", { name: "greet", args: { who: "Ada" } });
+					expectRunnerFailure(event, /'greet' was not run/, /Tell the user:/);
+				}
+				const listed = await call("list_forge", {});
+				expect(listed.text).toMatch(/- greet v1 \[ok, draft\]/);
+				expect(listed.text).toContain("never used");
+			},
+			cwd,
+		);
+		await withRunner(
+			process.execPath,
+			async (call) => {
+				expect((await call("use_forge_tool", { name: "greet", args: { who: "Ada" } })).text).toBe("Hello, Ada!");
+			},
+			cwd,
+		);
 	});
 });

@@ -44,20 +44,38 @@ describe("speaking up about repeated shell commands", () => {
 
 	it("names a forged tool that list_forge finds for the command", async () => {
 		pi = await startPi({ extensionPaths: [INDEX], cwd: await project() });
-		const forged = await pi.run("forge", [[{ name: "forge_tool", args: {
-			name: "todo-scan",
-			description: "Find TODO and FIXME comments (grep) in the project's source files, with file and line.",
-			parametersSchema: { type: "object", properties: { dir: { type: "string" } }, required: ["dir"] },
-			logic: "return params.dir;",
-		} }], { text: "ok" }]);
+		const forged = await pi.run("forge", [
+			[
+				{
+					name: "forge_tool",
+					args: {
+						name: "todo-scan",
+						description: "Find TODO and FIXME comments (grep) in the project's source files, with file and line.",
+						parametersSchema: { type: "object", properties: { dir: { type: "string" } }, required: ["dir"] },
+						logic: "return params.dir;",
+					},
+				},
+			],
+			{ text: "ok" },
+		]);
 		expect(forged.toolEvents[0].isError, forged.toolEvents[0].text).toBe(false);
-		const run = await pi.run("grep", [bash("grep -rn TODO src"), bash("grep -rn TODO lib"), bash("grep -rn TODO docs"), { text: "done" }]);
+		const run = await pi.run("grep", [
+			bash("grep -rn TODO src"),
+			bash("grep -rn TODO lib"),
+			bash("grep -rn TODO docs"),
+			{ text: "done" },
+		]);
 		expect(run.toolEvents[2].text).toContain("the forged tool 'todo-scan' may do it in one call");
 	});
 
 	it("says nothing with PI_FORGE_SUGGEST=off", async () => {
 		pi = await startPi({ extensionPaths: [INDEX], cwd: await project(), env: { PI_FORGE_SUGGEST: "off" } });
-		const run = await pi.run("grep", [bash("grep -rn TODO src"), bash("grep -rn TODO lib"), bash("grep -rn TODO docs"), { text: "done" }]);
+		const run = await pi.run("grep", [
+			bash("grep -rn TODO src"),
+			bash("grep -rn TODO lib"),
+			bash("grep -rn TODO docs"),
+			{ text: "done" },
+		]);
 		expect(run.toolEvents).toHaveLength(3);
 		expect(run.toolEvents.some((event) => event.text.includes("[Agent Forge]"))).toBe(false);
 	});

@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRegistry } from "../../src/store/registry.ts";
-import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
@@ -26,7 +26,9 @@ afterEach(async () => {
 });
 
 async function registryNames(cwd: string): Promise<string[]> {
-	const registry = parseRegistry(await readFile(join(cwd, ".pi", "forge", "extensions", "forge-registry.json"), "utf8"));
+	const registry = parseRegistry(
+		await readFile(join(cwd, ".pi", "forge", "extensions", "forge-registry.json"), "utf8"),
+	);
 	return Object.keys(registry?.tools ?? {}).sort();
 }
 
@@ -34,12 +36,35 @@ async function registryNames(cwd: string): Promise<string[]> {
 async function forgeInProcess(cwd: string, names: string[]): Promise<number | null> {
 	const agentDir = await makeTempDir("forge-two-agent");
 	const script = join(agentDir, "script.json");
-	await writeFile(script, JSON.stringify(names.flatMap((name) => [{ calls: [{ name: "forge_tool", args: forgeArgs(name, name) }] }, { text: "ok" }])));
-	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...names.map((n) => `forge ${n}`)], {
-		cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
-		stdio: "ignore",
-	});
+	await writeFile(
+		script,
+		JSON.stringify(
+			names.flatMap((name) => [{ calls: [{ name: "forge_tool", args: forgeArgs(name, name) }] }, { text: "ok" }]),
+		),
+	);
+	const child = spawn(
+		process.execPath,
+		[
+			PI_CLI,
+			"--provider",
+			"scripted",
+			"--model",
+			"s",
+			"-e",
+			PROVIDER,
+			"-e",
+			REPO,
+			"--no-session",
+			"--mode",
+			"json",
+			...names.map((n) => `forge ${n}`),
+		],
+		{
+			cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
+			stdio: "ignore",
+		},
+	);
 	return new Promise((done) => child.on("exit", done));
 }
 
@@ -47,9 +72,15 @@ describe("the toolbox under real use", () => {
 	it("16 forges in one assistant message (run concurrently by pi): nothing lost", async () => {
 		pi = await startPi({ extensionPaths: [INDEX] });
 		const names = Array.from({ length: 16 }, (_, i) => `par-${i}`);
-		const run = await pi.run("forge many", [names.map((name) => ({ name: "forge_tool", args: forgeArgs(name, name) })), { text: "ok" }]);
+		const run = await pi.run("forge many", [
+			names.map((name) => ({ name: "forge_tool", args: forgeArgs(name, name) })),
+			{ text: "ok" },
+		]);
 		expect(run.toolEvents.filter((e) => !e.isError)).toHaveLength(16);
-		const next = await pi.run("use them", [names.map((name) => ({ name: "use_forge_tool", args: { name } })), { text: "ok" }]);
+		const next = await pi.run("use them", [
+			names.map((name) => ({ name: "use_forge_tool", args: { name } })),
+			{ text: "ok" },
+		]);
 		expect(next.toolEvents.map((e) => e.text).sort()).toEqual([...names].sort());
 		// At most PI_FORGE_ACTIVE_LIMIT (12) of them are offered as tools of their own.
 		expect(next.toolNamesSeen[0].filter((name) => name.startsWith("par-"))).toHaveLength(12);

@@ -4,8 +4,8 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type PiHarness, makeTempDir, startPi } from "../helpers/pi-harness.ts";
 import { burstAndKill } from "../helpers/forge-burst.ts";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const INDEX = join(REPO, "index.ts");
@@ -42,7 +42,13 @@ describe("the first call of a session sees the files as they are", () => {
 	it("a tool broken by hand while pi was closed is reported broken with its load error", async () => {
 		const folders = await forgedThenClosed("greet", "hello");
 		const path = toolFile(folders.cwd, "greet");
-		await writeFile(path, (await readFile(path, "utf8")).replace("export const metadata", 'throw new Error("greet needs its settings file");\nexport const metadata'));
+		await writeFile(
+			path,
+			(await readFile(path, "utf8")).replace(
+				"export const metadata",
+				'throw new Error("greet needs its settings file");\nexport const metadata',
+			),
+		);
 
 		pi = await startPi({ extensionPaths: [INDEX], ...folders });
 		const run = await pi.run("use it", [[{ name: "use_forge_tool", args: { name: "greet" } }], { text: "ok" }]);
@@ -72,7 +78,9 @@ describe("the first call of a session sees the files as they are", () => {
 		pi = await startPi({ extensionPaths: [INDEX], cwd, env: FAST_STALE });
 		const run = await pi.run("list", [[{ name: "list_forge", args: {} }], { text: "ok" }]);
 		// Read after pi's start: interrupted changes it rolled forward are on disk by now.
-		const onDisk = (await readdir(join(cwd, ".pi", "forge", "extensions"))).filter((f) => /^forge-burst-\d+\.ts$/.test(f)).map((f) => f.slice(6, -3));
+		const onDisk = (await readdir(join(cwd, ".pi", "forge", "extensions")))
+			.filter((f) => /^forge-burst-\d+\.ts$/.test(f))
+			.map((f) => f.slice(6, -3));
 		expect(onDisk.length).toBeGreaterThan(0);
 		const listed = [...run.toolEvents[0].text.matchAll(/^- (burst-\d+) v\d+ \[ok/gm)].map((m) => m[1]);
 		expect(listed.sort()).toEqual(onDisk.sort());
@@ -97,7 +105,11 @@ describe("an edit made while pi runs is what the next call runs", () => {
 			},
 			{ text: "ok" },
 		]);
-		expect(run.toolEvents.map((e) => e.text.split("\n")[0])).toEqual(["v1", "v2", expect.stringMatching(/syntax|Expected|Unexpected/i)]);
+		expect(run.toolEvents.map((e) => e.text.split("\n")[0])).toEqual([
+			"v1",
+			"v2",
+			expect.stringMatching(/syntax|Expected|Unexpected/i),
+		]);
 		expect(run.toolEvents.map((e) => e.isError)).toEqual([false, false, true]);
 	});
 
@@ -133,4 +145,3 @@ describe("an edit made while pi runs is what the next call runs", () => {
 		expect(run.toolEvents[2].text).toContain('return "written by pi";');
 	});
 });
-

@@ -3,10 +3,20 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type Tui, prompt, startTui } from "../helpers/tui.ts";
+import { prompt, startTui, type Tui } from "../helpers/tui.ts";
 
 const forge = (name: string, logic: string, description = `The ${name} tool.`) => ({
-	calls: [{ name: "forge_tool", args: { name, description, parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, logic } }],
+	calls: [
+		{
+			name: "forge_tool",
+			args: {
+				name,
+				description,
+				parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+				logic,
+			},
+		},
+	],
 });
 const use = (name: string, text: string) => ({ calls: [{ name: "use_forge_tool", args: { name, args: { text } } }] });
 
@@ -18,7 +28,11 @@ afterEach(() => {
 
 describe("the TUI", () => {
 	it("shows the widget and the Forge Tier, and keeps them current", async () => {
-		tui = await startTui([forge("shout", "return params.text.toUpperCase();"), use("shout", "hey"), { text: "all done" }]);
+		tui = await startTui([
+			forge("shout", "return params.text.toUpperCase();"),
+			use("shout", "hey"),
+			{ text: "all done" },
+		]);
 		let screen = await tui.waitFor("Evolved Tools: 0");
 		expect(screen).toContain("Last Action: none yet");
 		expect(screen).toContain("Forge Tier: Cold Anvil");
@@ -47,7 +61,12 @@ describe("the TUI", () => {
 	});
 
 	it("/forge: the table, show, history, diff, rollback and remove", async () => {
-		tui = await startTui([forge("greet", 'return "hello " + params.text;'), { text: "v1 done" }, forge("greet", 'return "hi " + params.text;'), { text: "v2 done" }]);
+		tui = await startTui([
+			forge("greet", 'return "hello " + params.text;'),
+			{ text: "v1 done" },
+			forge("greet", 'return "hi " + params.text;'),
+			{ text: "v2 done" },
+		]);
 		await prompt(tui, "forge greet", "v1 done");
 		await prompt(tui, "change greet", "v2 done");
 
@@ -88,7 +107,10 @@ describe("the TUI", () => {
 	});
 
 	it("/forge completes sub-commands and tool names", async () => {
-		tui = await startTui([forge("word-count", "return params.text.split(/\\s+/).length;"), { text: "the model has answered" }]);
+		tui = await startTui([
+			forge("word-count", "return params.text.split(/\\s+/).length;"),
+			{ text: "the model has answered" },
+		]);
 		await prompt(tui, "forge", "the model has answered");
 		tui.type("/forge sh");
 		await tui.waitFor("metadata, health, history and source of one tool");

@@ -26,8 +26,15 @@ import { isForgeableName } from "../../src/forge/names.ts";
 import { renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import type { ToolTest } from "../../src/forge/tool-tests.ts";
-import { type RegistryEntry, entryFromMeta, serializeRegistry } from "../../src/store/registry.ts";
-import { REGISTRY_FILE, type ToolMeta, hashSource, jsonFileOf, serializeMeta, tsFileOf } from "../../src/store/tool-files.ts";
+import { entryFromMeta, type RegistryEntry, serializeRegistry } from "../../src/store/registry.ts";
+import {
+	hashSource,
+	jsonFileOf,
+	REGISTRY_FILE,
+	serializeMeta,
+	type ToolMeta,
+	tsFileOf,
+} from "../../src/store/tool-files.ts";
 
 export interface PlantedTool {
 	name: string;
@@ -61,42 +68,207 @@ interface Verb {
 }
 
 const VERBS: Verb[] = [
-	{ slug: "parse", says: ["Parses {o}", "Reads {o} into structured records", "Turns {o} into objects"], shape: "list", key: "records" },
-	{ slug: "format", says: ["Pretty-prints {o}", "Reformats {o} consistently", "Lays out {o} for reading"], shape: "list", key: "formatted" },
-	{ slug: "count", says: ["Counts the entries in {o}", "Tallies {o}", "Returns how many items {o} holds"], shape: "count", key: "count" },
-	{ slug: "extract", says: ["Extracts values from {o}", "Pulls the interesting parts out of {o}", "Picks fields out of {o}"], shape: "list", key: "values" },
-	{ slug: "summarize", says: ["Summarizes {o}", "Gives a short overview of {o}", "Condenses {o}"], shape: "stats", key: "summary" },
-	{ slug: "validate", says: ["Validates {o}", "Checks that {o} is well formed", "Verifies {o} against the usual rules"], shape: "check", key: "valid" },
-	{ slug: "convert", says: ["Converts {o} to another representation", "Transforms {o}", "Translates {o} into JSON"], shape: "encode", key: "converted" },
-	{ slug: "find", says: ["Finds entries in {o}", "Searches {o}", "Looks up matching items in {o}"], shape: "list", key: "matches" },
-	{ slug: "list", says: ["Lists the entries of {o}", "Enumerates {o}", "Shows every item in {o}"], shape: "list", key: "entries" },
-	{ slug: "check", says: ["Checks {o} for problems", "Inspects {o} for mistakes", "Audits {o}"], shape: "check", key: "ok" },
-	{ slug: "measure", says: ["Measures {o}", "Computes size figures over {o}", "Reports lengths within {o}"], shape: "stats", key: "figures" },
-	{ slug: "diff", says: ["Diffs two versions of {o}", "Compares {o} line by line", "Shows what changed in {o}"], shape: "list", key: "changes" },
-	{ slug: "merge", says: ["Merges several pieces of {o}", "Combines {o} into one", "Joins {o} together"], shape: "encode", key: "merged" },
-	{ slug: "split", says: ["Splits {o} into parts", "Breaks {o} into chunks", "Cuts {o} into pieces"], shape: "list", key: "parts" },
-	{ slug: "filter", says: ["Filters {o}", "Keeps only the wanted items of {o}", "Drops unwanted entries from {o}"], shape: "list", key: "kept" },
+	{
+		slug: "parse",
+		says: ["Parses {o}", "Reads {o} into structured records", "Turns {o} into objects"],
+		shape: "list",
+		key: "records",
+	},
+	{
+		slug: "format",
+		says: ["Pretty-prints {o}", "Reformats {o} consistently", "Lays out {o} for reading"],
+		shape: "list",
+		key: "formatted",
+	},
+	{
+		slug: "count",
+		says: ["Counts the entries in {o}", "Tallies {o}", "Returns how many items {o} holds"],
+		shape: "count",
+		key: "count",
+	},
+	{
+		slug: "extract",
+		says: ["Extracts values from {o}", "Pulls the interesting parts out of {o}", "Picks fields out of {o}"],
+		shape: "list",
+		key: "values",
+	},
+	{
+		slug: "summarize",
+		says: ["Summarizes {o}", "Gives a short overview of {o}", "Condenses {o}"],
+		shape: "stats",
+		key: "summary",
+	},
+	{
+		slug: "validate",
+		says: ["Validates {o}", "Checks that {o} is well formed", "Verifies {o} against the usual rules"],
+		shape: "check",
+		key: "valid",
+	},
+	{
+		slug: "convert",
+		says: ["Converts {o} to another representation", "Transforms {o}", "Translates {o} into JSON"],
+		shape: "encode",
+		key: "converted",
+	},
+	{
+		slug: "find",
+		says: ["Finds entries in {o}", "Searches {o}", "Looks up matching items in {o}"],
+		shape: "list",
+		key: "matches",
+	},
+	{
+		slug: "list",
+		says: ["Lists the entries of {o}", "Enumerates {o}", "Shows every item in {o}"],
+		shape: "list",
+		key: "entries",
+	},
+	{
+		slug: "check",
+		says: ["Checks {o} for problems", "Inspects {o} for mistakes", "Audits {o}"],
+		shape: "check",
+		key: "ok",
+	},
+	{
+		slug: "measure",
+		says: ["Measures {o}", "Computes size figures over {o}", "Reports lengths within {o}"],
+		shape: "stats",
+		key: "figures",
+	},
+	{
+		slug: "diff",
+		says: ["Diffs two versions of {o}", "Compares {o} line by line", "Shows what changed in {o}"],
+		shape: "list",
+		key: "changes",
+	},
+	{
+		slug: "merge",
+		says: ["Merges several pieces of {o}", "Combines {o} into one", "Joins {o} together"],
+		shape: "encode",
+		key: "merged",
+	},
+	{
+		slug: "split",
+		says: ["Splits {o} into parts", "Breaks {o} into chunks", "Cuts {o} into pieces"],
+		shape: "list",
+		key: "parts",
+	},
+	{
+		slug: "filter",
+		says: ["Filters {o}", "Keeps only the wanted items of {o}", "Drops unwanted entries from {o}"],
+		shape: "list",
+		key: "kept",
+	},
 	{ slug: "sort", says: ["Sorts {o}", "Orders {o}", "Ranks the entries of {o}"], shape: "list", key: "sorted" },
-	{ slug: "group", says: ["Groups the entries of {o}", "Buckets {o} by key", "Clusters {o}"], shape: "stats", key: "groups" },
-	{ slug: "rename", says: ["Renames keys in {o}", "Relabels the fields of {o}", "Changes names used in {o}"], shape: "encode", key: "renamed" },
-	{ slug: "normalize", says: ["Normalizes {o}", "Cleans up {o}", "Canonicalizes {o}"], shape: "encode", key: "normalized" },
-	{ slug: "dedupe", says: ["Removes duplicates from {o}", "De-duplicates {o}", "Collapses repeated items of {o}"], shape: "list", key: "unique" },
-	{ slug: "hash", says: ["Hashes {o}", "Computes fingerprints of {o}", "Derives stable checksums for {o}"], shape: "encode", key: "hashes" },
-	{ slug: "encode", says: ["Encodes {o}", "Escapes {o} for transport", "Serializes {o}"], shape: "encode", key: "encoded" },
+	{
+		slug: "group",
+		says: ["Groups the entries of {o}", "Buckets {o} by key", "Clusters {o}"],
+		shape: "stats",
+		key: "groups",
+	},
+	{
+		slug: "rename",
+		says: ["Renames keys in {o}", "Relabels the fields of {o}", "Changes names used in {o}"],
+		shape: "encode",
+		key: "renamed",
+	},
+	{
+		slug: "normalize",
+		says: ["Normalizes {o}", "Cleans up {o}", "Canonicalizes {o}"],
+		shape: "encode",
+		key: "normalized",
+	},
+	{
+		slug: "dedupe",
+		says: ["Removes duplicates from {o}", "De-duplicates {o}", "Collapses repeated items of {o}"],
+		shape: "list",
+		key: "unique",
+	},
+	{
+		slug: "hash",
+		says: ["Hashes {o}", "Computes fingerprints of {o}", "Derives stable checksums for {o}"],
+		shape: "encode",
+		key: "hashes",
+	},
+	{
+		slug: "encode",
+		says: ["Encodes {o}", "Escapes {o} for transport", "Serializes {o}"],
+		shape: "encode",
+		key: "encoded",
+	},
 	{ slug: "decode", says: ["Decodes {o}", "Unescapes {o}", "Deserializes {o}"], shape: "encode", key: "decoded" },
-	{ slug: "lint", says: ["Lints {o}", "Flags style issues in {o}", "Reports suspicious patterns in {o}"], shape: "check", key: "warnings" },
-	{ slug: "scan", says: ["Scans {o}", "Sweeps through {o}", "Walks over {o} looking for markers"], shape: "list", key: "hits" },
+	{
+		slug: "lint",
+		says: ["Lints {o}", "Flags style issues in {o}", "Reports suspicious patterns in {o}"],
+		shape: "check",
+		key: "warnings",
+	},
+	{
+		slug: "scan",
+		says: ["Scans {o}", "Sweeps through {o}", "Walks over {o} looking for markers"],
+		shape: "list",
+		key: "hits",
+	},
 	{ slug: "score", says: ["Scores {o}", "Rates {o}", "Grades the quality of {o}"], shape: "stats", key: "score" },
-	{ slug: "redact", says: ["Redacts sensitive parts of {o}", "Masks private values in {o}", "Hides secrets in {o}"], shape: "encode", key: "redacted" },
-	{ slug: "sample", says: ["Samples {o}", "Picks a few representative items of {o}", "Takes a subset of {o}"], shape: "list", key: "sample" },
-	{ slug: "index", says: ["Indexes {o}", "Builds a lookup table from {o}", "Maps each key of {o} to its position"], shape: "stats", key: "index" },
-	{ slug: "trim", says: ["Trims {o}", "Strips whitespace and noise from {o}", "Tidies the edges of {o}"], shape: "encode", key: "trimmed" },
-	{ slug: "rank", says: ["Ranks {o} by frequency", "Orders {o} by how common each item is", "Finds the most frequent items of {o}"], shape: "stats", key: "top" },
-	{ slug: "preview", says: ["Previews {o}", "Shows the first items of {o}", "Gives a peek at {o}"], shape: "list", key: "preview" },
-	{ slug: "explain", says: ["Explains {o}", "Describes {o} in plain words", "Annotates {o}"], shape: "list", key: "notes" },
-	{ slug: "annotate", says: ["Annotates {o} with positions", "Numbers the items of {o}", "Labels each entry of {o}"], shape: "list", key: "annotated" },
-	{ slug: "compress", says: ["Compresses {o}", "Shortens {o}", "Squeezes repeated runs out of {o}"], shape: "encode", key: "compressed" },
-	{ slug: "tally", says: ["Tallies distinct values in {o}", "Counts each distinct item of {o}", "Builds a histogram of {o}"], shape: "stats", key: "tally" },
+	{
+		slug: "redact",
+		says: ["Redacts sensitive parts of {o}", "Masks private values in {o}", "Hides secrets in {o}"],
+		shape: "encode",
+		key: "redacted",
+	},
+	{
+		slug: "sample",
+		says: ["Samples {o}", "Picks a few representative items of {o}", "Takes a subset of {o}"],
+		shape: "list",
+		key: "sample",
+	},
+	{
+		slug: "index",
+		says: ["Indexes {o}", "Builds a lookup table from {o}", "Maps each key of {o} to its position"],
+		shape: "stats",
+		key: "index",
+	},
+	{
+		slug: "trim",
+		says: ["Trims {o}", "Strips whitespace and noise from {o}", "Tidies the edges of {o}"],
+		shape: "encode",
+		key: "trimmed",
+	},
+	{
+		slug: "rank",
+		says: ["Ranks {o} by frequency", "Orders {o} by how common each item is", "Finds the most frequent items of {o}"],
+		shape: "stats",
+		key: "top",
+	},
+	{
+		slug: "preview",
+		says: ["Previews {o}", "Shows the first items of {o}", "Gives a peek at {o}"],
+		shape: "list",
+		key: "preview",
+	},
+	{
+		slug: "explain",
+		says: ["Explains {o}", "Describes {o} in plain words", "Annotates {o}"],
+		shape: "list",
+		key: "notes",
+	},
+	{
+		slug: "annotate",
+		says: ["Annotates {o} with positions", "Numbers the items of {o}", "Labels each entry of {o}"],
+		shape: "list",
+		key: "annotated",
+	},
+	{
+		slug: "compress",
+		says: ["Compresses {o}", "Shortens {o}", "Squeezes repeated runs out of {o}"],
+		shape: "encode",
+		key: "compressed",
+	},
+	{
+		slug: "tally",
+		says: ["Tallies distinct values in {o}", "Counts each distinct item of {o}", "Builds a histogram of {o}"],
+		shape: "stats",
+		key: "tally",
+	},
 ];
 
 interface Obj {
@@ -113,51 +285,236 @@ interface Obj {
 	sample: string | string[] | number[];
 }
 
-const T = (slug: string, phrase: string, param: string, paramText: string, context: string, sep: string, sample: string): Obj => ({ slug, phrase, kind: "text", param, paramText, context, sep, sample });
-const L = (slug: string, phrase: string, param: string, paramText: string, context: string, sample: string[]): Obj => ({ slug, phrase, kind: "list", param, paramText, context, sample });
-const N = (slug: string, phrase: string, param: string, paramText: string, context: string, sample: number[]): Obj => ({ slug, phrase, kind: "numbers", param, paramText, context, sample });
+const T = (
+	slug: string,
+	phrase: string,
+	param: string,
+	paramText: string,
+	context: string,
+	sep: string,
+	sample: string,
+): Obj => ({ slug, phrase, kind: "text", param, paramText, context, sep, sample });
+const L = (slug: string, phrase: string, param: string, paramText: string, context: string, sample: string[]): Obj => ({
+	slug,
+	phrase,
+	kind: "list",
+	param,
+	paramText,
+	context,
+	sample,
+});
+const N = (slug: string, phrase: string, param: string, paramText: string, context: string, sample: number[]): Obj => ({
+	slug,
+	phrase,
+	kind: "numbers",
+	param,
+	paramText,
+	context,
+	sample,
+});
 
 const OBJECTS: Obj[] = [
-	T("csv", "CSV text", "csv", "CSV text with a header row.", "spreadsheets and data exports", "\n", "name,size\nalpha,1\nbeta,2"),
-	T("tsv", "tab-separated values", "tsv", "Tab-separated text, one record per line.", "data exports", "\n", "a\t1\nb\t2"),
+	T(
+		"csv",
+		"CSV text",
+		"csv",
+		"CSV text with a header row.",
+		"spreadsheets and data exports",
+		"\n",
+		"name,size\nalpha,1\nbeta,2",
+	),
+	T(
+		"tsv",
+		"tab-separated values",
+		"tsv",
+		"Tab-separated text, one record per line.",
+		"data exports",
+		"\n",
+		"a\t1\nb\t2",
+	),
 	T("json", "a JSON document", "json", "The JSON text.", "API responses and config files", ",", '{"a":1,"b":[2,3]}'),
-	T("yaml", "a YAML document", "yaml", "The YAML text.", "Kubernetes manifests and CI configs", "\n", "name: web\nreplicas: 2"),
-	T("toml", "a TOML file's text", "toml", "The TOML text.", "Rust and Python project settings", "\n", "[package]\nname = \"x\""),
+	T(
+		"yaml",
+		"a YAML document",
+		"yaml",
+		"The YAML text.",
+		"Kubernetes manifests and CI configs",
+		"\n",
+		"name: web\nreplicas: 2",
+	),
+	T(
+		"toml",
+		"a TOML file's text",
+		"toml",
+		"The TOML text.",
+		"Rust and Python project settings",
+		"\n",
+		'[package]\nname = "x"',
+	),
 	T("ini", "INI settings", "ini", "The INI text.", "legacy configuration", "\n", "[core]\nbare = false"),
 	T("xml", "an XML document", "xml", "The XML text.", "feeds and legacy APIs", ">", "<a><b>1</b></a>"),
-	T("html", "an HTML page's markup", "html", "The HTML markup.", "scraped pages and templates", ">", "<p>Hello <b>world</b></p>"),
-	T("markdown", "Markdown text", "markdown", "The Markdown source.", "docs and READMEs", "\n", "# Title\n\nSome *text*."),
-	T("readme", "a README", "readme", "The README's text.", "project documentation", "\n", "# Project\nInstall with npm."),
+	T(
+		"html",
+		"an HTML page's markup",
+		"html",
+		"The HTML markup.",
+		"scraped pages and templates",
+		">",
+		"<p>Hello <b>world</b></p>",
+	),
+	T(
+		"markdown",
+		"Markdown text",
+		"markdown",
+		"The Markdown source.",
+		"docs and READMEs",
+		"\n",
+		"# Title\n\nSome *text*.",
+	),
+	T(
+		"readme",
+		"a README",
+		"readme",
+		"The README's text.",
+		"project documentation",
+		"\n",
+		"# Project\nInstall with npm.",
+	),
 	T("changelog", "a CHANGELOG", "changelog", "The CHANGELOG text.", "release notes", "\n", "## 1.2.0\n- Fixed a bug"),
-	T("log", "log lines", "log", "Log text, one entry per line.", "server logs and CI output", "\n", "INFO start\nWARN slow\nERROR failed"),
-	T("stack", "a stack trace", "trace", "The stack trace text.", "crash reports", "\n", "Error: boom\n    at f (a.js:1:2)"),
-	T("gitlog", "git log output", "log", "Output of git log --oneline.", "release preparation", "\n", "abc123 Fix parser\ndef456 Add tests"),
+	T(
+		"log",
+		"log lines",
+		"log",
+		"Log text, one entry per line.",
+		"server logs and CI output",
+		"\n",
+		"INFO start\nWARN slow\nERROR failed",
+	),
+	T(
+		"stack",
+		"a stack trace",
+		"trace",
+		"The stack trace text.",
+		"crash reports",
+		"\n",
+		"Error: boom\n    at f (a.js:1:2)",
+	),
+	T(
+		"gitlog",
+		"git log output",
+		"log",
+		"Output of git log --oneline.",
+		"release preparation",
+		"\n",
+		"abc123 Fix parser\ndef456 Add tests",
+	),
 	T("gitdiff", "a unified diff", "patch", "The diff text.", "code review", "\n", "--- a/x\n+++ b/x\n-old\n+new"),
 	T("sql", "SQL statements", "sql", "One or more SQL statements.", "database migrations", ";", "select 1; select 2"),
 	T("graphql", "a GraphQL schema", "schema", "The GraphQL SDL.", "API design", "\n", "type Query {\n  me: User\n}"),
 	T("regex", "a regular expression", "pattern", "The regular expression source.", "text matching", "|", "a+|b*"),
-	T("dockerfile", "a Dockerfile", "dockerfile", "The Dockerfile text.", "container builds", "\n", "FROM node:20\nRUN npm ci"),
+	T(
+		"dockerfile",
+		"a Dockerfile",
+		"dockerfile",
+		"The Dockerfile text.",
+		"container builds",
+		"\n",
+		"FROM node:20\nRUN npm ci",
+	),
 	T("envfile", "a .env file's text", "env", "Lines of KEY=value.", "local configuration", "\n", "PORT=3000\nDEBUG=1"),
-	T("pkgjson", "package.json content", "manifest", "The package.json text.", "npm projects", ",", '{"name":"x","version":"1.0.0"}'),
-	T("tsconfig", "tsconfig.json content", "config", "The tsconfig.json text.", "TypeScript projects", ",", '{"compilerOptions":{"strict":true}}'),
+	T(
+		"pkgjson",
+		"package.json content",
+		"manifest",
+		"The package.json text.",
+		"npm projects",
+		",",
+		'{"name":"x","version":"1.0.0"}',
+	),
+	T(
+		"tsconfig",
+		"tsconfig.json content",
+		"config",
+		"The tsconfig.json text.",
+		"TypeScript projects",
+		",",
+		'{"compilerOptions":{"strict":true}}',
+	),
 	T("crontab", "crontab entries", "crontab", "Crontab lines.", "scheduled jobs", "\n", "0 3 * * * backup"),
 	T("jwt", "a JWT", "token", "The encoded token.", "authentication debugging", ".", "aaa.bbb.ccc"),
 	T("base64", "base64 text", "data", "The base64 text.", "binary payloads", "=", "aGVsbG8="),
-	T("headers", "HTTP headers", "headers", "Raw HTTP headers, one per line.", "web debugging", "\n", "Content-Type: text/html\nVary: Accept"),
+	T(
+		"headers",
+		"HTTP headers",
+		"headers",
+		"Raw HTTP headers, one per line.",
+		"web debugging",
+		"\n",
+		"Content-Type: text/html\nVary: Accept",
+	),
 	T("cookie", "a Cookie header", "cookie", "The Cookie header value.", "web sessions", ";", "a=1; b=2"),
 	T("query", "a URL query string", "query", "The query string (without ?).", "web requests", "&", "a=1&b=2"),
-	T("junit", "a JUnit report", "report", "The JUnit XML report.", "test results in CI", ">", "<testsuite tests=\"2\"></testsuite>"),
+	T(
+		"junit",
+		"a JUnit report",
+		"report",
+		"The JUnit XML report.",
+		"test results in CI",
+		">",
+		'<testsuite tests="2"></testsuite>',
+	),
 	T("lcov", "an lcov coverage report", "lcov", "The lcov text.", "test coverage", "\n", "SF:a.ts\nLF:10\nLH:8"),
-	T("svg", "SVG markup", "svg", "The SVG source.", "icons and diagrams", ">", "<svg><path d=\"M0 0\"/></svg>"),
-	T("prose", "prose text", "text", "Any natural-language text.", "writing and reviews", " ", "The quick brown fox jumps."),
+	T("svg", "SVG markup", "svg", "The SVG source.", "icons and diagrams", ">", '<svg><path d="M0 0"/></svg>'),
+	T(
+		"prose",
+		"prose text",
+		"text",
+		"Any natural-language text.",
+		"writing and reviews",
+		" ",
+		"The quick brown fox jumps.",
+	),
 	T("code", "source code", "source", "A source file's text.", "refactoring", "\n", "const a = 1;\nfunction f() {}"),
-	T("todos", "TODO comments", "source", "Source text that may contain TODO and FIXME comments.", "code clean-ups", "\n", "// TODO: fix\nx();\n// FIXME later"),
-	T("imports", "import statements", "source", "A module's source text.", "dependency reviews", "\n", "import a from 'a';\nimport { b } from 'b';"),
-	T("licence", "a licence text", "licence", "The licence text.", "open-source compliance", "\n", "MIT License\nCopyright (c)"),
+	T(
+		"todos",
+		"TODO comments",
+		"source",
+		"Source text that may contain TODO and FIXME comments.",
+		"code clean-ups",
+		"\n",
+		"// TODO: fix\nx();\n// FIXME later",
+	),
+	T(
+		"imports",
+		"import statements",
+		"source",
+		"A module's source text.",
+		"dependency reviews",
+		"\n",
+		"import a from 'a';\nimport { b } from 'b';",
+	),
+	T(
+		"licence",
+		"a licence text",
+		"licence",
+		"The licence text.",
+		"open-source compliance",
+		"\n",
+		"MIT License\nCopyright (c)",
+	),
 	L("urls", "URLs", "urls", "The URLs.", "link checking", ["https://a.example/x", "http://b.example"]),
-	L("emails", "e-mail addresses", "addresses", "The e-mail addresses.", "mailing lists", ["a@example.com", "b@example.org"]),
-	L("dates", "dates and times", "dates", "ISO 8601 dates or date-times.", "scheduling", ["2024-01-02", "2024-03-04T05:06:07Z"]),
-	L("semver", "semver versions", "versions", "Version strings such as 1.2.3.", "dependency upgrades", ["1.2.3", "2.0.0-beta.1"]),
+	L("emails", "e-mail addresses", "addresses", "The e-mail addresses.", "mailing lists", [
+		"a@example.com",
+		"b@example.org",
+	]),
+	L("dates", "dates and times", "dates", "ISO 8601 dates or date-times.", "scheduling", [
+		"2024-01-02",
+		"2024-03-04T05:06:07Z",
+	]),
+	L("semver", "semver versions", "versions", "Version strings such as 1.2.3.", "dependency upgrades", [
+		"1.2.3",
+		"2.0.0-beta.1",
+	]),
 	L("ips", "IP addresses", "addresses", "IPv4 or IPv6 addresses.", "network audits", ["10.0.0.1", "::1"]),
 	L("cidrs", "CIDR blocks", "blocks", "CIDR notation ranges.", "firewall rules", ["10.0.0.0/8", "192.168.1.0/24"]),
 	L("uuids", "UUIDs", "ids", "The UUIDs.", "database keys", ["123e4567-e89b-12d3-a456-426614174000"]),
@@ -166,7 +523,10 @@ const OBJECTS: Obj[] = [
 	L("hosts", "host names", "hosts", "DNS host names.", "deployments", ["api.example.com", "db.internal"]),
 	L("branches", "git branch names", "branches", "Branch names.", "repository hygiene", ["main", "feature/login"]),
 	L("tags", "tags and labels", "tags", "Free-form tags.", "issue triage", ["bug", "ui", "p1"]),
-	L("phones", "phone numbers", "numbers", "Phone numbers in any common notation.", "contact data", ["+1 555 0100", "020 7946 0000"]),
+	L("phones", "phone numbers", "numbers", "Phone numbers in any common notation.", "contact data", [
+		"+1 555 0100",
+		"020 7946 0000",
+	]),
 	L("keywords", "search keywords", "keywords", "Keywords or phrases.", "SEO work", ["fast shoes", "running"]),
 	L("mimes", "MIME types", "types", "MIME types such as text/html.", "upload handling", ["text/html", "image/png"]),
 	L("locales", "locale codes", "locales", "BCP 47 locale codes.", "translations", ["en-GB", "fr"]),
@@ -217,14 +577,44 @@ interface Extra {
 }
 
 const EXTRAS: Extra[] = [
-	{ name: "limit", schema: (r) => ({ type: "integer", minimum: 1, default: 5 + r.int(96), description: "At most this many results." }) },
-	{ name: "caseSensitive", schema: () => ({ type: "boolean", default: false, description: "Match letter case exactly." }) },
+	{
+		name: "limit",
+		schema: (r) => ({
+			type: "integer",
+			minimum: 1,
+			default: 5 + r.int(96),
+			description: "At most this many results.",
+		}),
+	},
+	{
+		name: "caseSensitive",
+		schema: () => ({ type: "boolean", default: false, description: "Match letter case exactly." }),
+	},
 	{ name: "unique", schema: () => ({ type: "boolean", default: false, description: "Drop repeated items first." }) },
 	{ name: "descending", schema: () => ({ type: "boolean", default: false, description: "Largest or last first." }) },
 	{ name: "contains", schema: () => ({ type: "string", description: "Keep only items containing this text." }) },
 	{ name: "prefix", schema: () => ({ type: "string", description: "Text put before every item of the output." }) },
-	{ name: "format", schema: (r) => ({ type: "string", enum: r.pick([["json", "text", "table"], ["json", "csv"], ["short", "long"]]), description: "Shape of the output." }) },
-	{ name: "minLength", schema: (r) => ({ type: "integer", minimum: 0, default: r.int(3), description: "Ignore items shorter than this." }) },
+	{
+		name: "format",
+		schema: (r) => ({
+			type: "string",
+			enum: r.pick([
+				["json", "text", "table"],
+				["json", "csv"],
+				["short", "long"],
+			]),
+			description: "Shape of the output.",
+		}),
+	},
+	{
+		name: "minLength",
+		schema: (r) => ({
+			type: "integer",
+			minimum: 0,
+			default: r.int(3),
+			description: "Ignore items shorter than this.",
+		}),
+	},
 ];
 
 // ---- generation -------------------------------------------------------------------------------------------------
@@ -236,7 +626,8 @@ class Rng {
 		this.state = seed >>> 0 || 0x9e3779b9;
 	}
 	next(): number {
-		let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
+		this.state = (this.state + 0x6d2b79f5) >>> 0;
+		let t = this.state;
 		t = Math.imul(t ^ (t >>> 15), t | 1);
 		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -277,8 +668,10 @@ function buildTool(i: number, combo: number, round: number, seed: number): Gener
 
 	// Parameters: the object's input, then 0–3 extras.
 	const input: Record<string, unknown> =
-		obj.kind === "text" ? { type: "string", description: obj.paramText }
-			: obj.kind === "list" ? { type: "array", items: { type: "string" }, minItems: 1, description: obj.paramText }
+		obj.kind === "text"
+			? { type: "string", description: obj.paramText }
+			: obj.kind === "list"
+				? { type: "array", items: { type: "string" }, minItems: 1, description: obj.paramText }
 				: { type: "array", items: { type: "number" }, minItems: 1, description: obj.paramText };
 	const properties: Record<string, unknown> = { [obj.param]: input };
 	const extras = new Set<string>();
@@ -322,15 +715,23 @@ function buildLogic(obj: Obj, verb: Verb, has: (p: string) => boolean, i: number
 	} else if (obj.kind === "list") {
 		lines.push(`let items: string[] = (${p} as unknown[]).map((s) => String(s).trim()).filter(Boolean);`);
 	} else {
-		lines.push(`let items: string[] = String(${p}).split(${JSON.stringify(obj.sep)}).map((s) => s.trim()).filter(Boolean);`);
+		lines.push(
+			`let items: string[] = String(${p}).split(${JSON.stringify(obj.sep)}).map((s) => s.trim()).filter(Boolean);`,
+		);
 	}
 	if (obj.kind !== "numbers") {
 		if (has("caseSensitive")) lines.push(`if (!params.caseSensitive) items = items.map((s) => s.toLowerCase());`);
-		if (has("contains")) lines.push(`if (params.contains) items = items.filter((s) => s.includes(String(params.contains)));`);
+		if (has("contains"))
+			lines.push(`if (params.contains) items = items.filter((s) => s.includes(String(params.contains)));`);
 		if (has("minLength")) lines.push(`items = items.filter((s) => s.length >= (params.minLength ?? 0));`);
 	}
 	if (has("unique")) lines.push(`if (params.unique) items = [...new Set(items)];`);
-	if (has("descending")) lines.push(obj.kind === "numbers" ? `items.sort((a, b) => (params.descending ? b - a : a - b));` : `items.sort();\nif (params.descending) items.reverse();`);
+	if (has("descending"))
+		lines.push(
+			obj.kind === "numbers"
+				? `items.sort((a, b) => (params.descending ? b - a : a - b));`
+				: `items.sort();\nif (params.descending) items.reverse();`,
+		);
 	if (has("limit")) lines.push(`items = items.slice(0, params.limit ?? ${10 + (i % 40)});`);
 	const strs = obj.kind === "numbers" ? "items.map(String)" : "items";
 	const result = (() => {
@@ -349,7 +750,9 @@ function buildLogic(obj: Obj, verb: Verb, has: (p: string) => boolean, i: number
 				return has("prefix") ? `${strs}.map((s) => String(params.prefix ?? "") + s)` : strs;
 		}
 	})();
-	lines.push(`return { ${verb.key}: ${result}, total: items.length${has("format") ? ", format: params.format ?? \"json\"" : ""} };`);
+	lines.push(
+		`return { ${verb.key}: ${result}, total: items.length${has("format") ? ', format: params.format ?? "json"' : ""} };`,
+	);
 	return lines.join("\n");
 }
 
@@ -370,7 +773,11 @@ interface Written {
 }
 
 /** Writes `count` generated, varied, realistic tools (plus `plant`) into `toolboxDir` exactly in the on-disk format (forge-<name>.ts rendered from the template, forge-<name>.json, forge-registry.json with real stamps so open() finds it fresh). Deterministic for a seed. Returns all names written. */
-export async function generateToolbox(toolboxDir: string, count: number, options: { seed?: number; plant?: PlantedTool[] } = {}): Promise<string[]> {
+export async function generateToolbox(
+	toolboxDir: string,
+	count: number,
+	options: { seed?: number; plant?: PlantedTool[] } = {},
+): Promise<string[]> {
 	const plant = options.plant ?? [];
 	const planted = new Set<string>();
 	for (const tool of plant) {
@@ -383,14 +790,47 @@ export async function generateToolbox(toolboxDir: string, count: number, options
 	const plantedAt = new Date(EPOCH - 30 * 86_400_000).toISOString();
 	const all: Written[] = [];
 	for (const tool of generated) {
-		const { source } = renderTool(template, { name: tool.name, description: tool.description, parameters: tool.parametersSchema, logic: tool.logic });
+		const { source } = renderTool(template, {
+			name: tool.name,
+			description: tool.description,
+			parameters: tool.parametersSchema,
+			logic: tool.logic,
+		});
 		const hash = hashSource(source);
 		const tests = tool.tests ? { tests: tool.tests, verifiedHash: hash } : {};
-		all.push({ source, meta: { name: tool.name, description: tool.description, parameters: tool.parametersSchema, version: tool.version, hash, createdAt: tool.createdAt, updatedAt: tool.updatedAt, ...tests } });
+		all.push({
+			source,
+			meta: {
+				name: tool.name,
+				description: tool.description,
+				parameters: tool.parametersSchema,
+				version: tool.version,
+				hash,
+				createdAt: tool.createdAt,
+				updatedAt: tool.updatedAt,
+				...tests,
+			},
+		});
 	}
 	for (const tool of plant) {
-		const { source } = renderTool(template, { name: tool.name, description: tool.description, parameters: tool.parametersSchema, logic: tool.logic });
-		all.push({ source, meta: { name: tool.name, description: tool.description, parameters: tool.parametersSchema, version: 1, hash: hashSource(source), createdAt: plantedAt, updatedAt: plantedAt } });
+		const { source } = renderTool(template, {
+			name: tool.name,
+			description: tool.description,
+			parameters: tool.parametersSchema,
+			logic: tool.logic,
+		});
+		all.push({
+			source,
+			meta: {
+				name: tool.name,
+				description: tool.description,
+				parameters: tool.parametersSchema,
+				version: 1,
+				hash: hashSource(source),
+				createdAt: plantedAt,
+				updatedAt: plantedAt,
+			},
+		});
 	}
 
 	await mkdir(toolboxDir, { recursive: true });
@@ -400,7 +840,10 @@ export async function generateToolbox(toolboxDir: string, count: number, options
 		const jsonPath = join(toolboxDir, jsonFileOf(meta.name));
 		await Promise.all([writeFile(tsPath, source), writeFile(jsonPath, serializeMeta(meta))]);
 		const [ts, json] = await Promise.all([stat(tsPath), stat(jsonPath)]);
-		tools[meta.name] = entryFromMeta(meta, { ts: { size: ts.size, mtimeMs: ts.mtimeMs }, json: { size: json.size, mtimeMs: json.mtimeMs } });
+		tools[meta.name] = entryFromMeta(meta, {
+			ts: { size: ts.size, mtimeMs: ts.mtimeMs },
+			json: { size: json.size, mtimeMs: json.mtimeMs },
+		});
 	};
 	for (let i = 0; i < all.length; i += 256) await Promise.all(all.slice(i, i + 256).map(one));
 	await writeFile(join(toolboxDir, REGISTRY_FILE), serializeRegistry({ format: 1, tools }));

@@ -8,7 +8,10 @@ const BURST = resolve(REPO, "test", "fixtures", "forge-burst.ts");
 
 /** Forges into `cwd` until `after` forges are done, waits up to `jitterMs` more (at random), then SIGKILLs. Returns how many were reported done. */
 export async function burstAndKill(cwd: string, after: number, jitterMs = 0): Promise<number> {
-	const child = spawn(process.execPath, ["--import", "jiti/register", BURST, cwd], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+	const child = spawn(process.execPath, ["--import", "jiti/register", BURST, cwd], {
+		cwd: REPO,
+		stdio: ["ignore", "pipe", "inherit"],
+	});
 	let forged = 0;
 	await new Promise<void>((done) => {
 		child.stdout.on("data", (chunk: Buffer) => {

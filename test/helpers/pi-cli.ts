@@ -9,8 +9,17 @@ import { PI_CLI } from "./pi-line.ts";
 const REPO = resolve(import.meta.dirname, "../..");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 
-export interface JsonEvent { type: string; toolName?: string; isError?: boolean; result?: { content?: Array<{ type: string; text?: string }> } }
-export interface ToolEnd { tool?: string; isError?: boolean; text: string }
+export interface JsonEvent {
+	type: string;
+	toolName?: string;
+	isError?: boolean;
+	result?: { content?: Array<{ type: string; text?: string }> };
+}
+export interface ToolEnd {
+	tool?: string;
+	isError?: boolean;
+	text: string;
+}
 
 export interface PiJsonRun {
 	code: number | null;
@@ -22,23 +31,60 @@ export interface PiJsonRun {
 }
 
 /** Runs pi in `cwd` with `script` (the scripted provider's steps); `agentDir` defaults to a fresh one. */
-export async function runPiJson(options: { cwd: string; script: unknown[]; prompts: string[]; agentDir?: string; env?: Record<string, string> }): Promise<PiJsonRun> {
+export async function runPiJson(options: {
+	cwd: string;
+	script: unknown[];
+	prompts: string[];
+	agentDir?: string;
+	env?: Record<string, string>;
+}): Promise<PiJsonRun> {
 	const agentDir = options.agentDir ?? (await makeTempDir("forge-cli-agent"));
 	const scriptPath = join(agentDir, "script.json");
 	await writeFile(scriptPath, JSON.stringify(options.script));
-	const child = spawn(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, "-e", REPO, "--no-session", "--mode", "json", ...options.prompts], {
-		cwd: options.cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath, ...options.env },
-		stdio: ["ignore", "pipe", "pipe"],
-	});
+	const child = spawn(
+		process.execPath,
+		[
+			PI_CLI,
+			"--provider",
+			"scripted",
+			"--model",
+			"s",
+			"-e",
+			PROVIDER,
+			"-e",
+			REPO,
+			"--no-session",
+			"--mode",
+			"json",
+			...options.prompts,
+		],
+		{
+			cwd: options.cwd,
+			env: {
+				...process.env,
+				PI_CODING_AGENT_DIR: agentDir,
+				PI_OFFLINE: "1",
+				FORGE_SCRIPT: scriptPath,
+				...options.env,
+			},
+			stdio: ["ignore", "pipe", "pipe"],
+		},
+	);
 	let stdout = "";
 	let stderr = "";
 	child.stdout.on("data", (d) => (stdout += d));
 	child.stderr.on("data", (d) => (stderr += d));
 	const code = await new Promise<number | null>((done) => child.on("close", done));
-	const events = stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as JsonEvent);
+	const events = stdout
+		.split("\n")
+		.filter((line) => line.startsWith("{"))
+		.map((line) => JSON.parse(line) as JsonEvent);
 	const ends = events
 		.filter((e) => e.type === "tool_execution_end")
-		.map((e) => ({ tool: e.toolName, isError: e.isError, text: e.result?.content?.map((c) => c.text).join("") ?? "" }));
+		.map((e) => ({
+			tool: e.toolName,
+			isError: e.isError,
+			text: e.result?.content?.map((c) => c.text).join("") ?? "",
+		}));
 	return { code, stdout, stderr, events, ends };
 }

@@ -23,23 +23,36 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import type { Context, FauxResponseFactory, Message, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai/compat";
-import { codingAgent, PI_LINE, piAi } from "./pi-line.ts";
+import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import { systemPromptOf, toolsOf } from "./model-context.ts";
+import { codingAgent, PI_LINE, piAi } from "./pi-line.ts";
 
 const { DefaultResourceLoader, SessionManager, SettingsManager, createAgentSession } = codingAgent;
 const { fauxAssistantMessage, fauxToolCall, getApiProvider, registerFauxProvider } = piAi;
 
-export interface ToolEvent { toolName: string; args: unknown; text: string; isError: boolean; details?: unknown }
+export interface ToolEvent {
+	toolName: string;
+	args: unknown;
+	text: string;
+	isError: boolean;
+	details?: unknown;
+}
 export interface PiRun {
 	toolEvents: ToolEvent[]; // in completion order (tool_execution_end)
 	toolNamesSeen: string[][]; // tools offered to the model, one entry per model call
 	systemPrompts: string[]; // system prompt sent to the model, one entry per model call
 }
-export interface ToolCallSpec { name: string; args?: Record<string, unknown> }
+export interface ToolCallSpec {
+	name: string;
+	args?: Record<string, unknown>;
+}
 export type FixedStep = ToolCallSpec[] | { text: string };
-export interface StepContext { lastToolResults: ToolEvent[]; toolNames: string[]; callIndex: number }
+export interface StepContext {
+	lastToolResults: ToolEvent[];
+	toolNames: string[];
+	callIndex: number;
+}
 export type ScriptStep = FixedStep | ((ctx: StepContext) => FixedStep | Promise<FixedStep>);
 
 export interface PiHarness {
@@ -69,7 +82,10 @@ export async function makeTempDir(prefix: string): Promise<string> {
 /** Text blocks of a tool result, joined with newlines. */
 function resultText(content: unknown): string {
 	if (!Array.isArray(content)) return "";
-	return content.filter((b) => b?.type === "text").map((b) => b.text as string).join("\n");
+	return content
+		.filter((b) => b?.type === "text")
+		.map((b) => b.text as string)
+		.join("\n");
 }
 
 /** The tool results at the end of the model context, with args taken from the matching tool calls. */
@@ -96,7 +112,10 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	const savedEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
 	Object.assign(process.env, env);
 	const restoreEnv = () => {
-		for (const [k, v] of Object.entries(savedEnv)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+		for (const [k, v] of Object.entries(savedEnv)) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
 	};
 
 	// Per-run script state; the dispatcher answers every model call and re-queues itself so pi never runs dry.
@@ -112,11 +131,19 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 		current.systemPrompts.push(systemPromptOf(context));
 		try {
 			const next = steps.shift() ?? { text: SCRIPT_DONE_TEXT };
-			const step = typeof next === "function"
-				? await next({ lastToolResults: trailingToolResults(context.messages.filter((m) => m.role !== "system")), toolNames, callIndex: current.toolNamesSeen.length - 1 })
-				: next;
+			const step =
+				typeof next === "function"
+					? await next({
+							lastToolResults: trailingToolResults(context.messages.filter((m) => m.role !== "system")),
+							toolNames,
+							callIndex: current.toolNamesSeen.length - 1,
+						})
+					: next;
 			if ("text" in step) return fauxAssistantMessage(step.text);
-			return fauxAssistantMessage(step.map((c) => fauxToolCall(c.name, (c.args ?? {}) as Parameters<typeof fauxToolCall>[1])), { stopReason: "toolUse" });
+			return fauxAssistantMessage(
+				step.map((c) => fauxToolCall(c.name, (c.args ?? {}) as Parameters<typeof fauxToolCall>[1])),
+				{ stopReason: "toolUse" },
+			);
 		} catch (err) {
 			scriptError ??= err;
 			steps = [];
@@ -128,42 +155,62 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	try {
 		const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
 		const extensionPaths = options.extensionPaths.map((p) => resolve(p));
-		const loader = new DefaultResourceLoader({ cwd, agentDir, settingsManager, additionalExtensionPaths: extensionPaths, noSkills: true });
+		const loader = new DefaultResourceLoader({
+			cwd,
+			agentDir,
+			settingsManager,
+			additionalExtensionPaths: extensionPaths,
+			noSkills: true,
+		});
 		await loader.reload();
 		const loadErrors = loader.getExtensions().errors;
 		const ours = loadErrors.filter((e) => extensionPaths.some((p) => resolve(e.path).startsWith(p)));
-		if (ours.length) throw new Error(`pi failed to load extension(s):\n${ours.map((e) => `  ${e.path}: ${e.error}`).join("\n")}`);
+		if (ours.length)
+			throw new Error(`pi failed to load extension(s):\n${ours.map((e) => `  ${e.path}: ${e.error}`).join("\n")}`);
 
 		const { session } = await createSession(faux, { cwd, agentDir, settingsManager, resourceLoader: loader });
 
 		const extensionErrors: PiHarness["extensionErrors"] = [];
-		await session.bindExtensions({ onError: (e) => extensionErrors.push({ extensionPath: e.extensionPath, event: e.event, error: e.error }) });
+		await session.bindExtensions({
+			onError: (e) => extensionErrors.push({ extensionPath: e.extensionPath, event: e.event, error: e.error }),
+		});
 		const startErrors = extensionErrors.filter((e) => e.event === "session_start");
-		if (startErrors.length) throw new Error(`session_start handler failed:\n${startErrors.map((e) => `  ${e.extensionPath}: ${e.error}`).join("\n")}`);
+		if (startErrors.length)
+			throw new Error(
+				`session_start handler failed:\n${startErrors.map((e) => `  ${e.extensionPath}: ${e.error}`).join("\n")}`,
+			);
 
 		const argsById = new Map<string, unknown>();
 		session.subscribe((e) => {
 			if (e.type === "tool_execution_start") argsById.set(e.toolCallId, e.args);
 			if (e.type === "tool_execution_end") {
 				current.toolEvents.push({
-					toolName: e.toolName, args: argsById.get(e.toolCallId), text: resultText(e.result?.content),
-					isError: e.isError, details: e.result?.details,
+					toolName: e.toolName,
+					args: argsById.get(e.toolCallId),
+					text: resultText(e.result?.content),
+					isError: e.isError,
+					details: e.result?.details,
 				});
 			}
 		});
 
 		// pi hands events to subscribers through a private promise queue that prompt() does not await.
 		const settle = async () => {
-			for (let q: unknown; q !== (session as unknown as { _agentEventQueue?: unknown })._agentEventQueue;) {
+			for (let q: unknown; q !== (session as unknown as { _agentEventQueue?: unknown })._agentEventQueue; ) {
 				q = (session as unknown as { _agentEventQueue?: unknown })._agentEventQueue;
 				await q;
 			}
 		};
 
 		return {
-			cwd, agentDir, session, loadErrors, extensionErrors,
+			cwd,
+			agentDir,
+			session,
+			loadErrors,
+			extensionErrors,
 			async run(prompt, script) {
-				const result: PiRun = (current = { toolEvents: [], toolNamesSeen: [], systemPrompts: [] });
+				const result: PiRun = { toolEvents: [], toolNamesSeen: [], systemPrompts: [] };
+				current = result;
 				steps = [...script];
 				scriptError = undefined;
 				try {
@@ -220,13 +267,31 @@ async function createSession(faux: Faux, parts: SessionParts): Promise<{ session
 		const options = { ...common, model, authStorage, modelRegistry: legacy.ModelRegistry.inMemory(authStorage) };
 		return createAgentSession(options as Parameters<typeof createAgentSession>[0]);
 	}
-	const modelRuntime = await codingAgent.ModelRuntime.create({ authPath: join(parts.agentDir, "auth.json"), modelsPath: null, refreshOnCreate: false });
+	const modelRuntime = await codingAgent.ModelRuntime.create({
+		authPath: join(parts.agentDir, "auth.json"),
+		modelsPath: null,
+		refreshOnCreate: false,
+	});
 	modelRuntime.registerProvider(model.provider, {
 		baseUrl: "http://localhost:0",
 		apiKey: "dummy",
 		api: model.api,
 		streamSimple: getApiProvider(model.api)!.streamSimple,
-		models: [{ id: model.id, name: model.name, reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 128_000, maxTokens: 4096 }],
+		models: [
+			{
+				id: model.id,
+				name: model.name,
+				reasoning: false,
+				input: ["text"],
+				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+				contextWindow: 128_000,
+				maxTokens: 4096,
+			},
+		],
 	});
-	return createAgentSession({ ...common, model: modelRuntime.getModel(model.provider, model.id) ?? model, modelRuntime });
+	return createAgentSession({
+		...common,
+		model: modelRuntime.getModel(model.provider, model.id) ?? model,
+		modelRuntime,
+	});
 }

@@ -10,13 +10,21 @@ export function realisticTool(name: string, topic: string) {
 			type: "object",
 			properties: {
 				path: { type: "string", description: "File to read, relative to the project." },
-				groupBy: { type: "string", enum: ["region", "product", "month", "owner"], description: "Column to group rows by." },
+				groupBy: {
+					type: "string",
+					enum: ["region", "product", "month", "owner"],
+					description: "Column to group rows by.",
+				},
 				filter: {
 					type: "object",
 					description: "Which rows to keep.",
 					properties: {
 						from: { type: "string", description: "First day kept, YYYY-MM-DD." },
-						statuses: { type: "array", items: { type: "string", enum: ["open", "closed", "pending"] }, description: "Statuses kept." },
+						statuses: {
+							type: "array",
+							items: { type: "string", enum: ["open", "closed", "pending"] },
+							description: "Statuses kept.",
+						},
 					},
 				},
 				limit: { type: "integer", minimum: 1, maximum: 100, default: 10, description: "Most groups returned." },

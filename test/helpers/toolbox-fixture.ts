@@ -4,13 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readConfig } from "../../src/config.ts";
 import type { ForgeRequest } from "../../src/forge/pipeline.ts";
-import type { RunHost } from "../../src/runtime/runner.ts";
 import { InlineRunner } from "../../src/runtime/inline-runner.ts";
+import type { RunHost } from "../../src/runtime/runner.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 
 export const host: RunHost = { pi: {}, hasUI: false, notify() {} };
 
-export async function tempToolbox(env: Record<string, string> = {}): Promise<{ toolbox: Toolbox; cwd: string; dir: string; reopen(): Promise<Toolbox> }> {
+export async function tempToolbox(
+	env: Record<string, string> = {},
+): Promise<{ toolbox: Toolbox; cwd: string; dir: string; reopen(): Promise<Toolbox> }> {
 	const cwd = await mkdtemp(join(tmpdir(), "forge-it-"));
 	const make = async () => {
 		const toolbox = new Toolbox(readConfig(cwd, env).config, new InlineRunner());
@@ -36,7 +38,11 @@ export function toolRequest(name: string, logic: string, overrides: Partial<Forg
 	return {
 		name,
 		description: `The ${name} tool.`,
-		parametersSchema: { type: "object", properties: { text: { type: "string", description: "Input text" } }, required: ["text"] },
+		parametersSchema: {
+			type: "object",
+			properties: { text: { type: "string", description: "Input text" } },
+			required: ["text"],
+		},
 		logic,
 		...overrides,
 	};

@@ -25,15 +25,30 @@ export interface Tui {
 
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 
-export async function startTui(script: unknown[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Tui> {
+export async function startTui(
+	script: unknown[],
+	options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Tui> {
 	const cwd = options.cwd ?? (await makeTempDir("forge-tui"));
 	const agentDir = await makeTempDir("forge-tui-agent");
 	const scriptPath = join(agentDir, "script.json");
 	await writeFile(scriptPath, JSON.stringify(script));
 	const session = `forge-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 	const env = { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: scriptPath, ...options.env };
-	const exports = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
-	tmux("new-session", "-d", "-s", session, "-x", "140", "-y", "50", `cd ${JSON.stringify(cwd)} && ${exports} ${JSON.stringify(process.execPath)} ${JSON.stringify(PI_CLI)} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session; sleep 30`);
+	const exports = Object.entries(env)
+		.map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+		.join(" ");
+	tmux(
+		"new-session",
+		"-d",
+		"-s",
+		session,
+		"-x",
+		"140",
+		"-y",
+		"50",
+		`cd ${JSON.stringify(cwd)} && ${exports} ${JSON.stringify(process.execPath)} ${JSON.stringify(PI_CLI)} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session; sleep 30`,
+	);
 	const tui: Tui = {
 		cwd,
 		agentDir,
@@ -46,7 +61,8 @@ export async function startTui(script: unknown[], options: { cwd?: string; env?:
 			for (;;) {
 				const screen = tui.screen();
 				if (typeof text === "string" ? screen.includes(text) : text.test(screen)) return screen;
-				if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${String(text)}; the screen was:\n${screen}`);
+				if (Date.now() - started > timeoutMs)
+					throw new Error(`timed out waiting for ${String(text)}; the screen was:\n${screen}`);
 				await new Promise((r) => setTimeout(r, 100));
 			}
 		},

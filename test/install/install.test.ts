@@ -55,26 +55,63 @@ function expectNoHostCopies(root: string) {
 	const packages = installedPackages(root);
 	expect(packages.length).toBeGreaterThan(5); // the runtime dependencies are there…
 	expect(packages).toContain("esbuild");
-	expect(packages.filter((name) => HOST_PACKAGES.some((host) => name === host || name.startsWith(`${host}/`)))).toEqual([]); // …and no pi
+	expect(
+		packages.filter((name) => HOST_PACKAGES.some((host) => name === host || name.startsWith(`${host}/`))),
+	).toEqual([]); // …and no pi
 }
 
 /** The installed extension at work: a scripted model forges a tool and calls it, in a fresh project. */
 async function forgeAndUse(agentDir: string, extraArgs: string[] = []) {
 	const cwd = await makeTempDir("forge-installed-project");
 	const script = join(agentDir, "script.json");
-	await writeFile(script, JSON.stringify([
-		{ calls: [{ name: "forge_tool", args: { name: "shout", description: "Upper-case a text.", parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, logic: "return params.text.toUpperCase();" } }] },
-		{ calls: [{ name: "use_forge_tool", args: { name: "shout", args: { text: "installed" } } }] },
-		{ text: "done" },
-	]));
-	const run = spawnSync(process.execPath, [PI_CLI, "--provider", "scripted", "--model", "s", "-e", PROVIDER, ...extraArgs, "--no-session", "--mode", "json", "forge it"], {
-		cwd,
-		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
-		encoding: "utf8",
-		timeout: 60_000,
-	});
+	await writeFile(
+		script,
+		JSON.stringify([
+			{
+				calls: [
+					{
+						name: "forge_tool",
+						args: {
+							name: "shout",
+							description: "Upper-case a text.",
+							parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+							logic: "return params.text.toUpperCase();",
+						},
+					},
+				],
+			},
+			{ calls: [{ name: "use_forge_tool", args: { name: "shout", args: { text: "installed" } } }] },
+			{ text: "done" },
+		]),
+	);
+	const run = spawnSync(
+		process.execPath,
+		[
+			PI_CLI,
+			"--provider",
+			"scripted",
+			"--model",
+			"s",
+			"-e",
+			PROVIDER,
+			...extraArgs,
+			"--no-session",
+			"--mode",
+			"json",
+			"forge it",
+		],
+		{
+			cwd,
+			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
+			encoding: "utf8",
+			timeout: 60_000,
+		},
+	);
 	expect(run.status, run.stderr).toBe(0);
-	const ends = run.stdout.split("\n").filter((line) => line.includes('"tool_execution_end"')).map((line) => JSON.parse(line));
+	const ends = run.stdout
+		.split("\n")
+		.filter((line) => line.includes('"tool_execution_end"'))
+		.map((line) => JSON.parse(line));
 	expect(ends.map((e) => [e.toolName, e.isError, e.result.content[0].text.split("\n")[0]])).toEqual([
 		["forge_tool", false, expect.stringContaining("Forged 'shout' v1")],
 		["use_forge_tool", false, "INSTALLED"],
@@ -83,7 +120,10 @@ async function forgeAndUse(agentDir: string, extraArgs: string[] = []) {
 
 /** `pi install <source>`, run without blocking this process (the npm case's registry answers from it). */
 async function piInstall(agentDir: string, source: string, env: Record<string, string> = {}) {
-	const child = spawn(process.execPath, [PI_CLI, "install", source], { env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+	const child = spawn(process.execPath, [PI_CLI, "install", source], {
+		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, ...env },
+		stdio: ["ignore", "pipe", "pipe"],
+	});
 	let output = "";
 	child.stdout!.on("data", (chunk) => (output += chunk));
 	child.stderr!.on("data", (chunk) => (output += chunk));
@@ -92,18 +132,30 @@ async function piInstall(agentDir: string, source: string, env: Record<string, s
 }
 
 describe("pi install", () => {
-	it("a local path, after `npm install --omit=dev` in it (the README's command): loads, forges and runs, with no copy of pi", async () => {
-		const dir = await makeTempDir("forge-local");
-		execFileSync("tar", ["xzf", tarball, "-C", dir]);
-		const local = join(dir, "package");
-		execFileSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: local, encoding: "utf8", timeout: INSTALL_TIMEOUT_MS });
-		expectNoHostCopies(local);
-		const agentDir = await makeTempDir("forge-local-agent");
-		await piInstall(agentDir, local);
-		const settings = JSON.parse(await readFile(join(agentDir, "settings.json"), "utf8"));
-		expect(settings.packages.map((entry: string | { source: string }) => resolve(agentDir, typeof entry === "string" ? entry : entry.source))).toEqual([local]);
-		await forgeAndUse(agentDir);
-	}, INSTALL_TIMEOUT_MS);
+	it(
+		"a local path, after `npm install --omit=dev` in it (the README's command): loads, forges and runs, with no copy of pi",
+		async () => {
+			const dir = await makeTempDir("forge-local");
+			execFileSync("tar", ["xzf", tarball, "-C", dir]);
+			const local = join(dir, "package");
+			execFileSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"], {
+				cwd: local,
+				encoding: "utf8",
+				timeout: INSTALL_TIMEOUT_MS,
+			});
+			expectNoHostCopies(local);
+			const agentDir = await makeTempDir("forge-local-agent");
+			await piInstall(agentDir, local);
+			const settings = JSON.parse(await readFile(join(agentDir, "settings.json"), "utf8"));
+			expect(
+				settings.packages.map((entry: string | { source: string }) =>
+					resolve(agentDir, typeof entry === "string" ? entry : entry.source),
+				),
+			).toEqual([local]);
+			await forgeAndUse(agentDir);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
 
 	describe("from git", () => {
 		let daemon: ChildProcess;
@@ -113,20 +165,36 @@ describe("pi install", () => {
 			// pi wants an owner/repository path.
 			execFileSync("git", ["clone", "--quiet", "--bare", REPO, join(served, "team", "agent-forge.git")]);
 			port = 20_000 + Math.floor(Math.random() * 20_000);
-			daemon = spawn("git", ["daemon", "--reuseaddr", "--export-all", `--base-path=${served}`, "--listen=127.0.0.1", `--port=${port}`, served], { stdio: "ignore" });
+			daemon = spawn(
+				"git",
+				[
+					"daemon",
+					"--reuseaddr",
+					"--export-all",
+					`--base-path=${served}`,
+					"--listen=127.0.0.1",
+					`--port=${port}`,
+					served,
+				],
+				{ stdio: "ignore" },
+			);
 			await new Promise((ready) => setTimeout(ready, 500));
 		});
 		afterAll(() => {
 			daemon?.kill();
 		});
 
-		it("git:git://127.0.0.1/…: pi clones it and installs its dependencies without pi", async () => {
-			const agentDir = await makeTempDir("forge-git-agent");
-			await piInstall(agentDir, `git:git://127.0.0.1:${port}/team/agent-forge.git`);
-			const clone = findPackageDir(agentDir, PACKAGE.name);
-			expectNoHostCopies(clone);
-			await forgeAndUse(agentDir);
-		}, INSTALL_TIMEOUT_MS);
+		it(
+			"git:git://127.0.0.1/…: pi clones it and installs its dependencies without pi",
+			async () => {
+				const agentDir = await makeTempDir("forge-git-agent");
+				await piInstall(agentDir, `git:git://127.0.0.1:${port}/team/agent-forge.git`);
+				const clone = findPackageDir(agentDir, PACKAGE.name);
+				expectNoHostCopies(clone);
+				await forgeAndUse(agentDir);
+			},
+			INSTALL_TIMEOUT_MS,
+		);
 	});
 
 	describe("from npm", () => {
@@ -138,12 +206,16 @@ describe("pi install", () => {
 		});
 		afterAll(() => new Promise<void>((done) => registry.close(() => done())));
 
-		it(`npm:${PACKAGE.name}@${PACKAGE.version}: installed into pi's npm folder without pi`, async () => {
-			const agentDir = await makeTempDir("forge-npm-agent");
-			await piInstall(agentDir, `npm:${PACKAGE.name}@${PACKAGE.version}`, { npm_config_registry: url });
-			expectNoHostCopies(join(findPackageDir(agentDir, PACKAGE.name), "..", ".."));
-			await forgeAndUse(agentDir);
-		}, INSTALL_TIMEOUT_MS);
+		it(
+			`npm:${PACKAGE.name}@${PACKAGE.version}: installed into pi's npm folder without pi`,
+			async () => {
+				const agentDir = await makeTempDir("forge-npm-agent");
+				await piInstall(agentDir, `npm:${PACKAGE.name}@${PACKAGE.version}`, { npm_config_registry: url });
+				expectNoHostCopies(join(findPackageDir(agentDir, PACKAGE.name), "..", ".."));
+				await forgeAndUse(agentDir);
+			},
+			INSTALL_TIMEOUT_MS,
+		);
 	});
 });
 
@@ -153,10 +225,16 @@ function findPackageDir(root: string, name: string): string {
 	while (queue.length) {
 		const dir = queue.shift()!;
 		const manifest = join(dir, "package.json");
-		if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === name && dir !== root) return dir;
+		if (
+			existsSync(manifest) &&
+			(JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === name &&
+			dir !== root
+		)
+			return dir;
 		for (const entry of readdirSync(dir)) {
 			const path = join(dir, entry);
-			if (entry !== ".git" && statSync(path).isDirectory() && !dir.endsWith(`${name}/node_modules`)) queue.push(path);
+			if (entry !== ".git" && statSync(path).isDirectory() && !dir.endsWith(`${name}/node_modules`))
+				queue.push(path);
 		}
 	}
 	throw new Error(`${name} is not installed under ${root}`);
@@ -164,17 +242,31 @@ function findPackageDir(root: string, name: string): string {
 
 /** A registry for one package (this one, from its tarball); every other request goes on to the configured registry. */
 async function localRegistry(tarballPath: string): Promise<Server> {
-	const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim().replace(/\/?$/, "/");
+	const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" })
+		.trim()
+		.replace(/\/?$/, "/");
 	const bytes = await readFile(tarballPath);
-	const manifest = JSON.parse(execFileSync("tar", ["xzOf", tarballPath, "package/package.json"], { encoding: "utf8" }));
+	const manifest = JSON.parse(
+		execFileSync("tar", ["xzOf", tarballPath, "package/package.json"], { encoding: "utf8" }),
+	);
 	const server = createServer(async (request, response) => {
 		const path = decodeURIComponent(request.url ?? "/").replace(/^\//, "");
 		const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 		if (path === manifest.name) {
 			const tarballUrl = `${base}${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`;
-			const dist = { tarball: tarballUrl, shasum: createHash("sha1").update(bytes).digest("hex"), integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}` };
+			const dist = {
+				tarball: tarballUrl,
+				shasum: createHash("sha1").update(bytes).digest("hex"),
+				integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
+			};
 			response.writeHead(200, { "content-type": "application/json" });
-			response.end(JSON.stringify({ name: manifest.name, "dist-tags": { latest: manifest.version }, versions: { [manifest.version]: { ...manifest, dist } } }));
+			response.end(
+				JSON.stringify({
+					name: manifest.name,
+					"dist-tags": { latest: manifest.version },
+					versions: { [manifest.version]: { ...manifest, dist } },
+				}),
+			);
 			return;
 		}
 		if (path === `${manifest.name}/-/${manifest.name}-${manifest.version}.tgz`) {
@@ -183,8 +275,12 @@ async function localRegistry(tarballPath: string): Promise<Server> {
 			return;
 		}
 		try {
-			const answer = await fetch(`${upstream}${request.url!.replace(/^\//, "")}`, { headers: { accept: String(request.headers.accept ?? "application/json") } });
-			response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+			const answer = await fetch(`${upstream}${request.url!.replace(/^\//, "")}`, {
+				headers: { accept: String(request.headers.accept ?? "application/json") },
+			});
+			response.writeHead(answer.status, {
+				"content-type": answer.headers.get("content-type") ?? "application/json",
+			});
 			response.end(Buffer.from(await answer.arrayBuffer()));
 		} catch (error) {
 			response.writeHead(502);
@@ -194,4 +290,3 @@ async function localRegistry(tarballPath: string): Promise<Server> {
 	await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
 	return server;
 }
-

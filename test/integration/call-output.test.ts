@@ -4,8 +4,8 @@ import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatForModel } from "../../src/errors/format.ts";
 import type { ForgeError } from "../../src/errors/forge-error.ts";
+import { formatForModel } from "../../src/errors/format.ts";
 import { outputText } from "../../src/runtime/result.ts";
 import type { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { isolatedToolbox } from "../helpers/isolated-fixture.ts";
@@ -34,22 +34,35 @@ interface Box {
 }
 
 const runners: Array<[string, () => Promise<Box>]> = [
-	["inline", async () => {
-		const { toolbox, cwd } = await tempToolbox(LIMITS);
-		return { toolbox, cwd, close: async () => { await toolbox.close(); rmSync(cwd, { recursive: true, force: true }); } };
-	}],
-	["isolated", async () => {
-		const box = await isolatedToolbox(LIMITS);
-		return {
-			toolbox: box.toolbox,
-			cwd: box.cwd,
-			close: async () => {
-				await box.toolbox.close();
-				rmSync(box.cwd, { recursive: true, force: true });
-				rmSync(dirname(dirname(box.grants.file)), { recursive: true, force: true });
-			},
-		};
-	}],
+	[
+		"inline",
+		async () => {
+			const { toolbox, cwd } = await tempToolbox(LIMITS);
+			return {
+				toolbox,
+				cwd,
+				close: async () => {
+					await toolbox.close();
+					rmSync(cwd, { recursive: true, force: true });
+				},
+			};
+		},
+	],
+	[
+		"isolated",
+		async () => {
+			const box = await isolatedToolbox(LIMITS);
+			return {
+				toolbox: box.toolbox,
+				cwd: box.cwd,
+				close: async () => {
+					await box.toolbox.close();
+					rmSync(box.cwd, { recursive: true, force: true });
+					rmSync(dirname(dirname(box.grants.file)), { recursive: true, force: true });
+				},
+			};
+		},
+	],
 ];
 
 describe.each(runners)("the %s runner", (_kind, open) => {
@@ -59,12 +72,23 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 	}, 60_000);
 	afterAll(async () => box?.close());
 
-	async function forge(name: string, logic: string, parametersSchema: Record<string, unknown> = NO_PARAMS): Promise<void> {
-		const forged = await box.toolbox.forge({ name, description: `The ${name} tool.`, parametersSchema, logic }, new Map());
+	async function forge(
+		name: string,
+		logic: string,
+		parametersSchema: Record<string, unknown> = NO_PARAMS,
+	): Promise<void> {
+		const forged = await box.toolbox.forge(
+			{ name, description: `The ${name} tool.`, parametersSchema, logic },
+			new Map(),
+		);
 		expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
 	}
 
-	async function text(name: string, args: Record<string, unknown> = {}, redact?: (text: string) => string): Promise<string> {
+	async function text(
+		name: string,
+		args: Record<string, unknown> = {},
+		redact?: (text: string) => string,
+	): Promise<string> {
 		const used = await box.toolbox.use(name, args, { host, redact });
 		if (!used.ok) throw new Error(formatForModel(used.error));
 		return outputText(used.value);
@@ -91,10 +115,19 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 				'const file = path.join(ctx.cwd, "forms.txt");',
 				'await writeFile(file, "written");',
 				"const api: ExtensionAPI | undefined = undefined;",
-				"return [fs.readFileSync(file, \"utf8\"), readFileSync(file, \"utf8\"), await readFile(file, \"utf8\"), dynamicFs.default === fs, typeof dynamicFs.readFileSync, required.sep === path.sep, typeof cp.spawn, api ?? \"no api\"];",
+				'return [fs.readFileSync(file, "utf8"), readFileSync(file, "utf8"), await readFile(file, "utf8"), dynamicFs.default === fs, typeof dynamicFs.readFileSync, required.sep === path.sep, typeof cp.spawn, api ?? "no api"];',
 			].join("\n"),
 		);
-		expect(JSON.parse(await text("import-forms"))).toEqual(["written", "written", "written", true, "function", true, "function", "no api"]);
+		expect(JSON.parse(await text("import-forms"))).toEqual([
+			"written",
+			"written",
+			"written",
+			true,
+			"function",
+			true,
+			"function",
+			"no api",
+		]);
 	});
 
 	it("hands a call that printed instead of returning its console output, redacted, and nothing of another call's", async () => {
@@ -103,11 +136,22 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 			'console.log("result for", params.text);\nconsole.error("note:", { n: params.text.length });\nawait new Promise((r) => setTimeout(r, 20));\nglobalThis.console.log("after a wait", params.text);',
 			{ type: "object", properties: { text: { type: "string" } }, required: ["text"] },
 		);
-		const [a, b] = await Promise.all([text("printer", { text: "alpha" }), text("printer", { text: "beta" }, (t) => t.replace(/beta/g, "[redacted]"))]);
+		const [a, b] = await Promise.all([
+			text("printer", { text: "alpha" }),
+			text("printer", { text: "beta" }, (t) => t.replace(/beta/g, "[redacted]")),
+		]);
 		const consoleOf = (output: string) => output.split("\n").slice(1).join("\n");
 		expect(a).toMatch(/^\(the tool returned no value; below is what it printed to the console\. /);
-		expect(consoleOf(a)).toBe(_kind === "inline" ? "result for alpha\nnote: { n: 5 }" : "result for alpha\nnote: { n: 5 }\nafter a wait alpha");
-		expect(consoleOf(b)).toBe(_kind === "inline" ? "result for [redacted]\nnote: { n: 4 }" : "result for [redacted]\nnote: { n: 4 }\nafter a wait [redacted]");
+		expect(consoleOf(a)).toBe(
+			_kind === "inline"
+				? "result for alpha\nnote: { n: 5 }"
+				: "result for alpha\nnote: { n: 5 }\nafter a wait alpha",
+		);
+		expect(consoleOf(b)).toBe(
+			_kind === "inline"
+				? "result for [redacted]\nnote: { n: 4 }"
+				: "result for [redacted]\nnote: { n: 4 }\nafter a wait [redacted]",
+		);
 		expect(await text("printer", { text: "gamma" })).not.toContain("alpha");
 	});
 
@@ -124,11 +168,15 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 	});
 
 	it("keeps what a call printed out of a returned value, and puts it in a failure", async () => {
-		await forge("chatty", 'console.log("working on", params.text);\nif (params.text === "bad") throw new Error("cannot do bad");\nreturn params.text.toUpperCase();', {
-			type: "object",
-			properties: { text: { type: "string" } },
-			required: ["text"],
-		});
+		await forge(
+			"chatty",
+			'console.log("working on", params.text);\nif (params.text === "bad") throw new Error("cannot do bad");\nreturn params.text.toUpperCase();',
+			{
+				type: "object",
+				properties: { text: { type: "string" } },
+				required: ["text"],
+			},
+		);
 		expect(await text("chatty", { text: "ok" })).toBe("OK");
 		const error = await failure("chatty", { text: "bad" });
 		expect(error.details.console).toBe("working on bad");
@@ -136,7 +184,10 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 	});
 
 	it("keeps what a call printed before it was stopped at its deadline", async () => {
-		await forge("stuck", 'console.log("step 1 of 3");\nconsole.log("waiting for the lock");\nawait new Promise(() => {});');
+		await forge(
+			"stuck",
+			'console.log("step 1 of 3");\nconsole.log("waiting for the lock");\nawait new Promise(() => {});',
+		);
 		const error = await failure("stuck");
 		expect(error.phase).toBe("timeout");
 		expect(error.details.console).toBe("step 1 of 3\nwaiting for the lock");
@@ -144,12 +195,18 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 	});
 
 	it("tells a missing file named by the arguments from a bug: the argument to change, no source listing", async () => {
-		await forge("reader", 'const { readFile } = await import("node:fs/promises");\nreturn await readFile(params.path, "utf8");', PATH_PARAMS);
+		await forge(
+			"reader",
+			'const { readFile } = await import("node:fs/promises");\nreturn await readFile(params.path, "utf8");',
+			PATH_PARAMS,
+		);
 		const error = await failure("reader", { path: "data/missing.csv" });
 		expect(error.phase).toBe("runtime");
 		expect(error.details.origin).toBe("input");
 		expect(error.message).toContain("ENOENT");
-		expect(error.details.hint).toContain('params.path ("data/missing.csv") names a file or folder that does not exist (ENOENT)');
+		expect(error.details.hint).toContain(
+			'params.path ("data/missing.csv") names a file or folder that does not exist (ENOENT)',
+		);
 		const model = formatForModel(error);
 		expect(model).not.toContain("Fix the logic");
 		expect(model).not.toContain("Source of forge-reader.ts");
@@ -157,7 +214,11 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 	});
 
 	it("still blames the logic for a file the logic names itself", async () => {
-		await forge("config-reader", 'const { readFileSync } = require("node:fs");\nreturn readFileSync("no-such-config.json", "utf8");', PATH_PARAMS);
+		await forge(
+			"config-reader",
+			'const { readFileSync } = require("node:fs");\nreturn readFileSync("no-such-config.json", "utf8");',
+			PATH_PARAMS,
+		);
 		const error = await failure("config-reader", { path: "unrelated.txt" });
 		expect(error.details.origin).toBe("logic");
 		expect(formatForModel(error)).toContain("Source of forge-config-reader.ts");
@@ -170,14 +231,21 @@ describe.each(runners)("the %s runner", (_kind, open) => {
 		const error = await failure("status", { url: `http://127.0.0.1:${port}/health` });
 		expect(error.message).toMatch(/^TypeError: fetch failed\nCaused by: .*ECONNREFUSED/);
 		expect(error.details.origin).toBe("input");
-		expect(error.details.hint).toContain(`points at 127.0.0.1:${port}, where nothing accepts connections (ECONNREFUSED)`);
+		expect(error.details.hint).toContain(
+			`points at 127.0.0.1:${port}, where nothing accepts connections (ECONNREFUSED)`,
+		);
 		expect(formatForModel(error)).not.toContain("Source of forge-status.ts");
 
-		await forge("fixed-status", `const response = await fetch("http://127.0.0.1:${port}/");\nreturn response.status;`);
+		await forge(
+			"fixed-status",
+			`const response = await fetch("http://127.0.0.1:${port}/");\nreturn response.status;`,
+		);
 		const own = await failure("fixed-status");
 		expect(own.details.origin).toBe("logic");
 		expect(own.message).toContain("Caused by:");
-		expect(own.details.hint).toContain("nothing accepts connections (ECONNREFUSED). If that address in the logic is right");
+		expect(own.details.hint).toContain(
+			"nothing accepts connections (ECONNREFUSED). If that address in the logic is right",
+		);
 		expect(formatForModel(own)).toContain("Source of forge-fixed-status.ts");
 	});
 });
@@ -186,7 +254,15 @@ describe("the isolated runner, stopping a synchronous loop", () => {
 	it("keeps what the call printed before the loop", async () => {
 		const box = await runners[1][1]();
 		try {
-			const forged = await box.toolbox.forge({ name: "spinner", description: "Spins.", parametersSchema: NO_PARAMS, logic: 'console.log("entering the loop");\nwhile (true) {}' }, new Map());
+			const forged = await box.toolbox.forge(
+				{
+					name: "spinner",
+					description: "Spins.",
+					parametersSchema: NO_PARAMS,
+					logic: 'console.log("entering the loop");\nwhile (true) {}',
+				},
+				new Map(),
+			);
 			expect(forged.ok).toBe(true);
 			const used = await box.toolbox.use("spinner", {}, { host });
 			expect(used.ok).toBe(false);

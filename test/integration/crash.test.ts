@@ -9,9 +9,9 @@ import { LOCK_FILE } from "../../src/store/lock.ts";
 import { parseRegistry } from "../../src/store/registry.ts";
 import { hashSource, parseMeta } from "../../src/store/tool-files.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { burstAndKill } from "../helpers/forge-burst.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
-import { burstAndKill } from "../helpers/forge-burst.ts";
 
 /** The killed process leaves its lock behind: take it over after 2 s, Node's minimum, rather than the default 5 s. */
 const FAST_STALE = { PI_FORGE_LOCK_STALE_MS: "2000" };

@@ -68,24 +68,37 @@ describe("forge", () => {
 
 	it("refuses a name held by a tool that is not forged", async () => {
 		const { toolbox } = await tempToolbox();
-		const result = await toolbox.forge(toolRequest("grep", "return 1;"), new Map([["grep", "pi's built-in tool 'grep'"]]));
+		const result = await toolbox.forge(
+			toolRequest("grep", "return 1;"),
+			new Map([["grep", "pi's built-in tool 'grep'"]]),
+		);
 		expect(!result.ok && result.error.message).toContain("pi's built-in tool 'grep'");
 	});
 
 	it("serialises parallel forges: all of them land in the registry", async () => {
 		const { toolbox, dir, reopen } = await tempToolbox();
 		const names = Array.from({ length: 16 }, (_, i) => `tool-${i}`);
-		const results = await Promise.all(names.map((name) => toolbox.forge(toolRequest(name, `return "${name}";`), new Map())));
+		const results = await Promise.all(
+			names.map((name) => toolbox.forge(toolRequest(name, `return "${name}";`), new Map())),
+		);
 		expect(results.every((r) => r.ok)).toBe(true);
 		await toolbox.flush();
 		const registry = parseRegistry(await readFile(join(dir, "forge-registry.json"), "utf8"));
 		expect(Object.keys(registry?.tools ?? {}).sort()).toEqual([...names].sort());
-		expect((await reopen()).entries().map((e) => e.name).sort()).toEqual([...names].sort());
+		expect(
+			(await reopen())
+				.entries()
+				.map((e) => e.name)
+				.sort(),
+		).toEqual([...names].sort());
 	});
 
 	it("a load error maps the throw to the line in forge-<name>.ts", async () => {
 		const { toolbox } = await tempToolbox();
-		const result = await toolbox.forge({ ...upper, logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' }, new Map());
+		const result = await toolbox.forge(
+			{ ...upper, logic: 'return 1;\n}\nthrow new Error("top-level boom");\nfunction unused() {' },
+			new Map(),
+		);
 		expect(!result.ok && result.error.message).toContain("top-level boom");
 		expect(!result.ok && result.error.details.source).toContain("top-level boom");
 	});
@@ -105,7 +118,12 @@ describe("a re-forge after a hand edit", () => {
 		expect(forgeSuccessText(result.value)).toContain("The previous version v3 is kept as forge-upper.ts.bak.");
 		expect(await readFile(join(dir, "forge-upper.ts.bak"), "utf8")).toBe(edited);
 		expect(JSON.parse(await readFile(join(dir, "forge-upper.json.bak"), "utf8")).version).toBe(3);
-		expect((await toolbox.versions("upper")).map((e) => `v${e.version} ${e.event}`)).toEqual(["v1 forged", "v2 forged", "v3 edited", "v4 forged"]);
+		expect((await toolbox.versions("upper")).map((e) => `v${e.version} ${e.event}`)).toEqual([
+			"v1 forged",
+			"v2 forged",
+			"v3 edited",
+			"v4 forged",
+		]);
 	});
 
 	it("a hand edit that does not pass the checks: the .bak is labelled as that version with hand edits", async () => {
@@ -116,7 +134,9 @@ describe("a re-forge after a hand edit", () => {
 		const result = await toolbox.forge({ ...upper, logic: "return params.text.toLowerCase();" }, new Map());
 		expect(result.ok && result.value.meta.version).toBe(2);
 		if (!result.ok) return;
-		expect(forgeSuccessText(result.value)).toContain("The previous version v1 (with the hand edits made to it since, which did not pass the checks) is kept as forge-upper.ts.bak.");
+		expect(forgeSuccessText(result.value)).toContain(
+			"The previous version v1 (with the hand edits made to it since, which did not pass the checks) is kept as forge-upper.ts.bak.",
+		);
 		expect(await readFile(join(dir, "forge-upper.ts.bak"), "utf8")).toBe(broken);
 	});
 });
@@ -128,7 +148,9 @@ describe("logic and schema that disagree", () => {
 		expect(!result.ok && result.error.phase).toBe("schema");
 		if (result.ok) return;
 		const headline = formatForModel(result.error).split("\n")[0];
-		expect(headline).toBe("Agent Forge: the logic reads a parameter the schema does not declare in tool 'shout' (phase: schema)");
+		expect(headline).toBe(
+			"Agent Forge: the logic reads a parameter the schema does not declare in tool 'shout' (phase: schema)",
+		);
 		expect(headline).not.toContain("invalid parameters schema");
 		expect(result.error.details.hint).toMatch(/^Did you mean params\.text\?/);
 	});
@@ -137,9 +159,16 @@ describe("logic and schema that disagree", () => {
 		const { toolbox, dir } = await tempToolbox();
 		await toolbox.flush();
 		const before = await snapshot(dir);
-		const result = await toolbox.forge(toolRequest("shout", "return params.text.toUpperCase();", { parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["txt"] } }), new Map());
+		const result = await toolbox.forge(
+			toolRequest("shout", "return params.text.toUpperCase();", {
+				parametersSchema: { type: "object", properties: { text: { type: "string" } }, required: ["txt"] },
+			}),
+			new Map(),
+		);
 		expect(!result.ok && result.error.phase).toBe("schema");
-		expect(!result.ok && formatForModel(result.error).split("\n")[0]).toBe("Agent Forge: invalid parameters schema in tool 'shout' (phase: schema)");
+		expect(!result.ok && formatForModel(result.error).split("\n")[0]).toBe(
+			"Agent Forge: invalid parameters schema in tool 'shout' (phase: schema)",
+		);
 		expect(!result.ok && result.error.details.hint).toMatch(/^Did you mean 'text'\?/);
 		expect(await snapshot(dir)).toEqual(before);
 	});
@@ -150,7 +179,10 @@ describe("credentials in the logic", () => {
 		const { toolbox, dir } = await tempToolbox();
 		await toolbox.flush();
 		const before = await snapshot(dir);
-		const result = await toolbox.forge(toolRequest("leaky", 'const key = "sk-proj-4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j";\nreturn key.length;'), new Map());
+		const result = await toolbox.forge(
+			toolRequest("leaky", 'const key = "sk-proj-4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j";\nreturn key.length;'),
+			new Map(),
+		);
 		expect(!result.ok && result.error.phase).toBe("secrets");
 		expect(!result.ok && result.error.message).toContain("OpenAI API key");
 		expect(!result.ok && result.error.message).not.toContain("4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j");

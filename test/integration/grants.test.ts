@@ -15,7 +15,15 @@ import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.t
 import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";
 
 const ENV = { PI_FORGE_TIMEOUT_MS: "5000", PI_FORGE_QUARANTINE_AFTER: "3" };
-const RUN_SCHEMA = { type: "object", properties: { file: { type: "string" }, args: { type: "array", items: { type: "string" } }, env: { type: "object" }, line: { type: "string" } } };
+const RUN_SCHEMA = {
+	type: "object",
+	properties: {
+		file: { type: "string" },
+		args: { type: "array", items: { type: "string" } },
+		env: { type: "object" },
+		line: { type: "string" },
+	},
+};
 /** Runs `params.line` through the shell, or `params.file` with `params.args` (and `params.env`). */
 const RUNNER = [
 	'import { execFileSync, execSync } from "node:child_process";',
@@ -30,7 +38,15 @@ let project: string;
 /** A UI that answers with `answer` (or with each of `answers` in turn) and keeps every title it was shown. */
 function ui(...answers: string[]) {
 	const titles: string[] = [];
-	const host: RunHost = { pi: {}, hasUI: true, notify() {}, select: async (title) => (titles.push(title), answers.length > 1 ? answers.shift() : answers[0]) };
+	const host: RunHost = {
+		pi: {},
+		hasUI: true,
+		notify() {},
+		select: async (title) => {
+			titles.push(title);
+			return answers.length > 1 ? answers.shift() : answers[0];
+		},
+	};
 	return { host, titles };
 }
 
@@ -63,7 +79,9 @@ describe("the dialog shows what runs", () => {
 	it("a program: its resolved path, the command, the folder; Always is kept as exec:<that path>", async () => {
 		await forgeOk("run-echo", RUNNER);
 		const { host, titles } = ui("Always allow for this tool");
-		expect(text(await box.toolbox.use("run-echo", { file: "echo", args: ["hello world"] }, { host }))).toBe("hello world\n");
+		expect(text(await box.toolbox.use("run-echo", { file: "echo", args: ["hello world"] }, { host }))).toBe(
+			"hello world\n",
+		);
 		expect(titles[0]).toMatch(/^Forged tool 'run-echo' \(v1\) wants to run a command:\n/);
 		expect(titles[0]).toContain("  command: echo 'hello world'");
 		expect(titles[0]).toContain("  program: /usr/bin/echo");
@@ -87,7 +105,13 @@ describe("the dialog shows what runs", () => {
 		expect(error.details.hint).toContain("The user was asked and refused");
 		expect(titles[0]).toContain(`  program: ${project}/bin/echo`);
 		// The same name on a PATH that puts the project first: a changed environment and another program.
-		const viaPath = failure(await box.toolbox.use("run-echo", { file: "echo", args: [], env: { PATH: `${project}/bin:/usr/bin:/bin` } }, { host }));
+		const viaPath = failure(
+			await box.toolbox.use(
+				"run-echo",
+				{ file: "echo", args: [], env: { PATH: `${project}/bin:/usr/bin:/bin` } },
+				{ host },
+			),
+		);
 		expect(viaPath.phase).toBe("permission");
 		expect(titles[1]).toContain(`  program: ${project}/bin/echo`);
 		expect(titles[1]).toContain(`    PATH=${project}/bin:/usr/bin:/bin (was `);
@@ -102,18 +126,41 @@ describe("the dialog shows what runs", () => {
 		expect(box.grants.entry(project, "run-line").allow).toEqual(["shell:echo one && echo two"]);
 		expect(text(await box.toolbox.use("run-line", { line: "echo one && echo two" }, { host }))).toBe("one\ntwo\n");
 		expect(titles).toHaveLength(1);
-		expect(failure(await box.toolbox.use("run-line", { line: "echo one && touch pwned" }, { host })).phase).toBe("permission");
+		expect(failure(await box.toolbox.use("run-line", { line: "echo one && touch pwned" }, { host })).phase).toBe(
+			"permission",
+		);
 		expect(titles[1]).toContain("  shell line: echo one && touch pwned");
 	});
 
 	it("environment changes are shown, and a grant with one environment does not cover another", async () => {
 		await forgeOk("run-env", RUNNER);
 		const { host, titles } = ui("Always allow for this tool", "Deny");
-		const env = { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.pager", LD_PRELOAD: "", NODE_OPTIONS: "--require ./x.js" };
+		const env = {
+			GIT_CONFIG_COUNT: "1",
+			GIT_CONFIG_KEY_0: "core.pager",
+			LD_PRELOAD: "",
+			NODE_OPTIONS: "--require ./x.js",
+		};
 		expect(text(await box.toolbox.use("run-env", { file: "echo", args: ["x"], env }, { host }))).toBe("x\n");
-		for (const line of ["    GIT_CONFIG_COUNT=1 (added)", "    GIT_CONFIG_KEY_0=core.pager (added)", "    LD_PRELOAD= (added)", "    NODE_OPTIONS=--require ./x.js (added)"]) expect(titles[0]).toContain(line);
-		expect(box.grants.entry(project, "run-env").allow[0]).toMatch(/^exec:\/usr\/bin\/echo env:GIT_CONFIG_COUNT,GIT_CONFIG_KEY_0,LD_PRELOAD,NODE_OPTIONS#[0-9a-f]{12}$/);
-		expect(failure(await box.toolbox.use("run-env", { file: "echo", args: ["x"], env: { ...env, NODE_OPTIONS: "--require ./y.js" } }, { host })).phase).toBe("permission");
+		for (const line of [
+			"    GIT_CONFIG_COUNT=1 (added)",
+			"    GIT_CONFIG_KEY_0=core.pager (added)",
+			"    LD_PRELOAD= (added)",
+			"    NODE_OPTIONS=--require ./x.js (added)",
+		])
+			expect(titles[0]).toContain(line);
+		expect(box.grants.entry(project, "run-env").allow[0]).toMatch(
+			/^exec:\/usr\/bin\/echo env:GIT_CONFIG_COUNT,GIT_CONFIG_KEY_0,LD_PRELOAD,NODE_OPTIONS#[0-9a-f]{12}$/,
+		);
+		expect(
+			failure(
+				await box.toolbox.use(
+					"run-env",
+					{ file: "echo", args: ["x"], env: { ...env, NODE_OPTIONS: "--require ./y.js" } },
+					{ host },
+				),
+			).phase,
+		).toBe("permission");
 		expect(titles).toHaveLength(2);
 	});
 
@@ -129,7 +176,8 @@ describe("the dialog shows what runs", () => {
 });
 
 describe("grants bind to the tool's version", () => {
-	const READ_LOGIC = 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").length > 0 ? "read" : "empty";';
+	const READ_LOGIC =
+		'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").length > 0 ? "read" : "empty";';
 
 	it("a re-forge with the same code keeps the grant; different code asks again", async () => {
 		await forgeOk("read-host", READ_LOGIC, { type: "object", properties: {} });
@@ -146,7 +194,11 @@ describe("grants bind to the tool's version", () => {
 
 describe("a refusal names the exact grant, and following it works from the next call", () => {
 	it("the printed agent-forge grant command, run as printed, lets the next call through without a restart", async () => {
-		await forgeOk("host-name", 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").trim().length > 0 ? "got it" : "empty";', { type: "object", properties: {} });
+		await forgeOk(
+			"host-name",
+			'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8").trim().length > 0 ? "got it" : "empty";',
+			{ type: "object", properties: {} },
+		);
 		const error = failure(await box.toolbox.use("host-name", {}, { host: noUI }));
 		expect(error.phase).toBe("permission");
 		expect(error.details.grants).toEqual([
@@ -162,29 +214,50 @@ describe("a refusal names the exact grant, and following it works from the next 
 
 		const command = error.details.grants![0].split(" ").slice(1);
 		const out: string[] = [];
-		const code = await main([...command, "--cwd", box.cwd], { out: (line) => out.push(line), err: (line) => out.push(line) }, { ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) });
+		const code = await main(
+			[...command, "--cwd", box.cwd],
+			{ out: (line) => out.push(line), err: (line) => out.push(line) },
+			{ ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) },
+		);
 		expect(code, out.join("\n")).toBe(0);
 		expect(out.join("\n")).toContain("Granted read:/etc/hostname to 'host-name' v1");
 		expect(text(await box.toolbox.use("host-name", {}, { host: noUI }))).toBe("got it");
 
-		expect(await main(["revoke", "host-name", "read:/etc/hostname", "--cwd", box.cwd], { out: () => undefined, err: () => undefined }, { ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) })).toBe(0);
+		expect(
+			await main(
+				["revoke", "host-name", "read:/etc/hostname", "--cwd", box.cwd],
+				{ out: () => undefined, err: () => undefined },
+				{ ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) },
+			),
+		).toBe(0);
 		expect(failure(await box.toolbox.use("host-name", {}, { host: noUI })).phase).toBe("permission");
 	});
 
 	it("a shell line with quotes, granted by the printed command, runs", async () => {
-		await forgeOk("quoted", 'import { execSync } from "node:child_process";\nreturn execSync("echo \'it works\' | tr a-z A-Z", { encoding: "utf8" });', { type: "object", properties: {} });
+		await forgeOk(
+			"quoted",
+			'import { execSync } from "node:child_process";\nreturn execSync("echo \'it works\' | tr a-z A-Z", { encoding: "utf8" });',
+			{ type: "object", properties: {} },
+		);
 		const error = failure(await box.toolbox.use("quoted", {}, { host: noUI }));
 		const printed = error.details.grants![0];
 		expect(printed).toBe(String.raw`agent-forge grant quoted 'shell:echo '\''it works'\'' | tr a-z A-Z'`);
 		// Through a real shell, as a model's bash tool would run it.
 		const { execFileSync } = await import("node:child_process");
 		const cli = join(import.meta.dirname, "../../bin/agent-forge.mjs");
-		execFileSync("/bin/sh", ["-c", printed.replace(/^agent-forge/, `"${process.execPath}" "${cli}"`)], { cwd: box.cwd, env: { ...process.env, ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) } });
+		execFileSync("/bin/sh", ["-c", printed.replace(/^agent-forge/, `"${process.execPath}" "${cli}"`)], {
+			cwd: box.cwd,
+			env: { ...process.env, ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) },
+		});
 		expect(text(await box.toolbox.use("quoted", {}, { host: noUI }))).toBe("IT WORKS\n");
 	});
 
 	it("no grant is offered where none can help (a protected location)", async () => {
-		await forgeOk("hooker", 'import { writeFileSync } from "node:fs";\nwriteFileSync(".git/hooks/pre-commit", "x");\nreturn "done";', { type: "object", properties: {} });
+		await forgeOk(
+			"hooker",
+			'import { writeFileSync } from "node:fs";\nwriteFileSync(".git/hooks/pre-commit", "x");\nreturn "done";',
+			{ type: "object", properties: {} },
+		);
 		const error = failure(await box.toolbox.use("hooker", {}, { host: noUI }));
 		expect(error.phase).toBe("permission");
 		expect(error.details.grants).toBeUndefined();
@@ -194,17 +267,25 @@ describe("a refusal names the exact grant, and following it works from the next 
 describe("agent-forge grants and /forge grants", () => {
 	const cli = async (...argv: string[]) => {
 		const out: string[] = [];
-		const code = await main([...argv, "--cwd", box.cwd], { out: (line) => out.push(line), err: (line) => out.push(line) }, { ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) });
+		const code = await main(
+			[...argv, "--cwd", box.cwd],
+			{ out: (line) => out.push(line), err: (line) => out.push(line) },
+			{ ...ENV, PI_CODING_AGENT_DIR: dirname(dirname(box.grants.file)) },
+		);
 		return { code, text: out.join("\n") };
 	};
 
 	it("lists grants with the version they hold for, every key inert for the terminal", async () => {
 		await forgeOk("listed", RUNNER);
 		expect((await cli("grant", "listed", "shell:echo \u001b[2J\u001b]0;owned\u0007")).code).toBe(0);
-		expect((await cli("grant", "listed", "exec:echo")).text).toContain("Granted exec:/usr/bin/echo to 'listed' v1 ('echo' is /usr/bin/echo on PATH)");
+		expect((await cli("grant", "listed", "exec:echo")).text).toContain(
+			"Granted exec:/usr/bin/echo to 'listed' v1 ('echo' is /usr/bin/echo on PATH)",
+		);
 		const { code, text } = await cli("grants", "listed");
 		expect(code).toBe(0);
-		expect(text).toContain("listed (allow holds for v1, the current version): allow shell:echo \\e[2J\\e]0;owned\\x07, exec:/usr/bin/echo; deny —");
+		expect(text).toContain(
+			"listed (allow holds for v1, the current version): allow shell:echo \\e[2J\\e]0;owned\\x07, exec:/usr/bin/echo; deny —",
+		);
 		expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
 		// Keys written by hand that no capability will ever have are said to match nothing.
 		const file = JSON.parse(readFileSync(box.grants.file, "utf8"));
@@ -214,21 +295,40 @@ describe("agent-forge grants and /forge grants", () => {
 		expect(listed).toContain("exec:git (matches nothing: a program is kept by its path, e.g. exec:/usr/bin/git)");
 		expect(listed).toContain("read:relative/path (matches nothing: not a capability)");
 		await forgeOk("listed", `${RUNNER}\n// v2`);
-		expect((await cli("grants", "listed")).text).toContain("listed (allow holds for an earlier version (not the current one: it asks again))");
+		expect((await cli("grants", "listed")).text).toContain(
+			"listed (allow holds for an earlier version (not the current one: it asks again))",
+		);
 	});
 
 	it("refuses what is not a capability, or a tool that does not exist, saying why (exit 1)", async () => {
-		expect(await cli("grant", "listed", "read:<outside the project>/hostname")).toEqual({ code: 1, text: expect.stringContaining("needs an absolute path") });
-		expect(await cli("grant", "listed", "exec:no-such-program-here")).toEqual({ code: 1, text: expect.stringContaining("is not found on PATH") });
-		expect(await cli("grant", "nope", "read:/etc/hostname")).toEqual({ code: 1, text: expect.stringContaining("There is no forged tool named 'nope'") });
-		expect(await cli("revoke", "listed", "read:/never/granted")).toEqual({ code: 1, text: expect.stringContaining("has no grant read:/never/granted") });
+		expect(await cli("grant", "listed", "read:<outside the project>/hostname")).toEqual({
+			code: 1,
+			text: expect.stringContaining("needs an absolute path"),
+		});
+		expect(await cli("grant", "listed", "exec:no-such-program-here")).toEqual({
+			code: 1,
+			text: expect.stringContaining("is not found on PATH"),
+		});
+		expect(await cli("grant", "nope", "read:/etc/hostname")).toEqual({
+			code: 1,
+			text: expect.stringContaining("There is no forged tool named 'nope'"),
+		});
+		expect(await cli("revoke", "listed", "read:/never/granted")).toEqual({
+			code: 1,
+			text: expect.stringContaining("has no grant read:/never/granted"),
+		});
 	});
 });
 
 describe("refusals are not failures of the tool", () => {
 	it("refused more times than quarantineAfter: still ok, no failure counted", async () => {
-		await forgeOk("refused", 'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8");', { type: "object", properties: {} });
-		for (let i = 0; i < 4; i++) expect(failure(await box.toolbox.use("refused", {}, { host: noUI })).phase).toBe("permission");
+		await forgeOk(
+			"refused",
+			'import { readFileSync } from "node:fs";\nreturn readFileSync("/etc/hostname", "utf8");',
+			{ type: "object", properties: {} },
+		);
+		for (let i = 0; i < 4; i++)
+			expect(failure(await box.toolbox.use("refused", {}, { host: noUI })).phase).toBe("permission");
 		expect(box.toolbox.view("refused")?.state).toBe("ok");
 		expect(box.toolbox.health.get("refused")).toMatchObject({ calls: 4, failures: 0, consecutiveFailures: 0 });
 	});
@@ -246,9 +346,16 @@ describe("grants.json from before versions", () => {
 		const agentDir = dirname(dirname(box.grants.file));
 		await forgeOk("legacy", RUNNER);
 		const hash = box.toolbox.get("legacy")!.hash;
-		writeFileSync(box.grants.file, JSON.stringify({ projects: { [project]: { legacy: { allow: ["exec:echo", "exec:sh"], deny: [] } } } }));
+		writeFileSync(
+			box.grants.file,
+			JSON.stringify({ projects: { [project]: { legacy: { allow: ["exec:echo", "exec:sh"], deny: [] } } } }),
+		);
 		const opened = await openToolbox(box.cwd, { ...ENV, PI_CODING_AGENT_DIR: agentDir });
 		await opened.toolbox.close();
-		expect(JSON.parse(readFileSync(box.grants.file, "utf8")).projects[project].legacy).toEqual({ hash, allow: ["exec:/usr/bin/echo"], deny: [] });
+		expect(JSON.parse(readFileSync(box.grants.file, "utf8")).projects[project].legacy).toEqual({
+			hash,
+			allow: ["exec:/usr/bin/echo"],
+			deny: [],
+		});
 	});
 });

@@ -23,7 +23,11 @@ const output = async (box: Awaited<ReturnType<typeof tempToolbox>>, name = "calc
 describe("history", () => {
 	it("keeps every version", async () => {
 		const { toolbox } = await boxWithVersions();
-		expect((await toolbox.versions("calc")).map((e) => `${e.event} v${e.version}`)).toEqual(["forged v1", "forged v2", "forged v3"]);
+		expect((await toolbox.versions("calc")).map((e) => `${e.event} v${e.version}`)).toEqual([
+			"forged v1",
+			"forged v2",
+			"forged v3",
+		]);
 	});
 
 	it("rolls back to an earlier version as a new version, after the same checks", async () => {
@@ -52,7 +56,8 @@ describe("history", () => {
 
 	it("keeps at most PI_FORGE_HISTORY_LIMIT versions, and their files", async () => {
 		const box = await tempToolbox({ PI_FORGE_HISTORY_LIMIT: "2" });
-		for (const request of versionsOf(['return "a";', 'return "b";', 'return "c";', 'return "d";'])) await box.toolbox.forge(request, new Map());
+		for (const request of versionsOf(['return "a";', 'return "b";', 'return "c";', 'return "d";']))
+			await box.toolbox.forge(request, new Map());
 		expect((await box.toolbox.versions("calc")).map((e) => e.version)).toEqual([3, 4]);
 		const files = await readdir(join(box.dir, ".history", "calc"));
 		expect(files.filter((f) => f.endsWith(".ts"))).toHaveLength(2);

@@ -1,7 +1,16 @@
 // The OS sandbox (bubblewrap) around what forged tools run: a granted command may write the project, but not the
 // protected locations in it (the kernel refuses, whatever path or race leads there), nor anything outside the project
 // and the temp dir; the runner host runs in it too. CI installs bubblewrap (.ci/run), so these run there for real.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,12 +38,23 @@ describe("finding the sandbox", () => {
 		expect(await detectSandbox("off")).toEqual({ kind: "none", reason: "turned off (PI_FORGE_SANDBOX=off)" });
 		const mac = await detectSandbox("auto", "darwin");
 		expect(mac.kind).toBe("none");
-		expect(describeSandbox(mac)).toMatch(/^No OS sandbox: no OS sandbox is supported on darwin yet .* Forged tools are confined by Node's permission model and the broker only\.$/);
-		expect(sandboxed(mac, { writable: [], readOnly: [], network: false }, "node", ["x"])).toEqual({ command: "node", args: ["x"] });
+		expect(describeSandbox(mac)).toMatch(
+			/^No OS sandbox: no OS sandbox is supported on darwin yet .* Forged tools are confined by Node's permission model and the broker only\.$/,
+		);
+		expect(sandboxed(mac, { writable: [], readOnly: [], network: false }, "node", ["x"])).toEqual({
+			command: "node",
+			args: ["x"],
+		});
 	});
 
 	it("hides a folder behind an empty one, then binds back what must stay visible, before anything writable", () => {
-		const args = bwrapArgs({ writable: ["/p"], readOnly: [], network: true, hidden: ["/home/u"], visible: ["/home/u/project", "/home/u/.nvm/v24"] });
+		const args = bwrapArgs({
+			writable: ["/p"],
+			readOnly: [],
+			network: true,
+			hidden: ["/home/u"],
+			visible: ["/home/u/project", "/home/u/.nvm/v24"],
+		});
 		const at = (flag: string, path: string) => args.findIndex((arg, i) => arg === flag && args[i + 1] === path);
 		expect(at("--tmpfs", "/home/u")).toBeGreaterThan(0);
 		expect(at("--ro-bind-try", "/home/u/project")).toBeGreaterThan(at("--tmpfs", "/home/u"));
@@ -58,7 +78,12 @@ describe("a granted command runs in the sandbox", () => {
 		mkdirSync(join(cwd, ".git", "hooks"), { recursive: true });
 		writeFileSync(join(cwd, "AGENTS.md"), "Be careful.\n");
 		symlinkSync(join(cwd, ".git"), join(cwd, "git-link"));
-		const forged = await toolbox.forge(toolRequest("shell", 'return (await pi.exec("sh", ["-c", params.line])).stdout;', { parametersSchema: SHELL_SCHEMA }), new Map());
+		const forged = await toolbox.forge(
+			toolRequest("shell", 'return (await pi.exec("sh", ["-c", params.line])).stdout;', {
+				parametersSchema: SHELL_SCHEMA,
+			}),
+			new Map(),
+		);
 		expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
 		const attempts = [
 			"echo ok > ok.txt && echo wrote-project",
@@ -70,7 +95,14 @@ describe("a granted command runs in the sandbox", () => {
 		];
 		const used = await toolbox.use("shell", { line: attempts.join("; ") }, { host: noUI });
 		const text = used.ok ? used.value.content.map((c) => ("text" in c ? c.text : "")).join("") : used.error.message;
-		expect(text.trim().split("\n")).toEqual(["wrote-project", "refused-pi", "refused-git", "refused-git-link", "refused-agents", "refused-outside"]);
+		expect(text.trim().split("\n")).toEqual([
+			"wrote-project",
+			"refused-pi",
+			"refused-git",
+			"refused-git-link",
+			"refused-agents",
+			"refused-outside",
+		]);
 		expect(readFileSync(join(cwd, "ok.txt"), "utf8")).toBe("ok\n");
 		expect(existsSync(join(cwd, ".git", "hooks", "pre-commit"))).toBe(false);
 		expect(readFileSync(join(cwd, "AGENTS.md"), "utf8")).toBe("Be careful.\n");
@@ -79,18 +111,25 @@ describe("a granted command runs in the sandbox", () => {
 
 	it("the runner host itself runs in it, with nothing bound writable", async () => {
 		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "20000" });
-		const forged = await box.toolbox.forge(toolRequest("probe", 'return "up";', { parametersSchema: { type: "object", properties: {} } }), new Map());
+		const forged = await box.toolbox.forge(
+			toolRequest("probe", 'return "up";', { parametersSchema: { type: "object", properties: {} } }),
+			new Map(),
+		);
 		expect(forged.ok).toBe(true);
 		expect((await box.toolbox.use("probe", {}, { host: noUI })).ok).toBe(true);
 		// The host is started as bubblewrap's command: a bwrap process whose command line runs host-main.
-		const commandLines = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).map((pid) => {
-			try {
-				return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-			} catch {
-				return "";
-			}
-		});
-		const host = commandLines.find((line) => /\bbwrap\b/.test(line.split(" ")[0] ?? "") && line.includes("host-main.mjs"));
+		const commandLines = readdirSync("/proc")
+			.filter((entry) => /^\d+$/.test(entry))
+			.map((pid) => {
+				try {
+					return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+				} catch {
+					return "";
+				}
+			});
+		const host = commandLines.find(
+			(line) => /\bbwrap\b/.test(line.split(" ")[0] ?? "") && line.includes("host-main.mjs"),
+		);
 		expect(host, commandLines.filter((line) => line.includes("host-main")).join("\n")).toBeDefined();
 		expect(host).toContain("--ro-bind / /");
 		expect(host).not.toContain("--bind /");
@@ -104,7 +143,13 @@ describe("a granted command runs in the sandbox", () => {
 			mkdirSync(join(cwd, "data"));
 			writeFileSync(join(cwd, "data", "x.txt"), "hello");
 			box = await isolatedToolbox({}, cwd);
-			const forged = await box.toolbox.forge(toolRequest("reader", 'import { readFileSync } from "node:fs";\nreturn readFileSync("data/x.txt", "utf8") + params.text;'), new Map());
+			const forged = await box.toolbox.forge(
+				toolRequest(
+					"reader",
+					'import { readFileSync } from "node:fs";\nreturn readFileSync("data/x.txt", "utf8") + params.text;',
+				),
+				new Map(),
+			);
 			expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
 			const used = await box.toolbox.use("reader", { text: "!" }, { host: noUI });
 			expect(used.ok ? used.value.content : used.error.message).toEqual([{ type: "text", text: "hello!" }]);

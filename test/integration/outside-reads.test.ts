@@ -22,31 +22,62 @@ afterAll(async () => {
 });
 
 async function run(name: string, logic: string): Promise<{ ok: boolean; text: string }> {
-	const forged = await box.toolbox.forge(toolRequest(name, `import * as fs from "node:fs";\n${logic}`, { parametersSchema: NO_PARAMS }), new Map());
+	const forged = await box.toolbox.forge(
+		toolRequest(name, `import * as fs from "node:fs";\n${logic}`, { parametersSchema: NO_PARAMS }),
+		new Map(),
+	);
 	expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
 	const used = await box.toolbox.use(name, {}, { host: noUI });
-	return used.ok ? { ok: true, text: used.value.content.map((c) => ("text" in c ? c.text : "")).join("") } : { ok: false, text: `${used.error.phase}: ${used.error.message}` };
+	return used.ok
+		? { ok: true, text: used.value.content.map((c) => ("text" in c ? c.text : "")).join("") }
+		: { ok: false, text: `${used.error.phase}: ${used.error.message}` };
 }
 
 describe("reads that leave the project through a link", () => {
 	it.each([
 		["a Uint8Array path", 'return fs.readFileSync(new TextEncoder().encode("etc-link/hostname"), "utf8");'],
-		["a Buffer path after Buffer.isBuffer is rewritten", 'Buffer.isBuffer = () => false;\nreturn fs.readFileSync(Buffer.from("etc-link/hostname"), "utf8");'],
-		["a URL-like object", 'return fs.readFileSync({ href: "file://" + process.cwd() + "/etc-link/hostname", protocol: "file:", pathname: process.cwd() + "/etc-link/hostname" } as any, "utf8");'],
-		["a polluted String.prototype.startsWith", 'String.prototype.startsWith = () => true;\nreturn fs.readFileSync("etc-link/hostname", "utf8");'],
-		["polluted Array.prototype.some and every", 'Array.prototype.some = () => true;\nArray.prototype.every = () => true;\nreturn fs.readFileSync("etc-link/hostname", "utf8");'],
-		["a rewritten global URL", '(globalThis as any).URL = class { constructor() { return { href: "x" }; } };\nreturn fs.readFileSync("etc-link/hostname", "utf8");'],
-		["fs.promises with a Uint8Array", 'return await fs.promises.readFile(new TextEncoder().encode("etc-link/hostname"), "utf8");'],
-		["a stream opened from a URL-like object", 'return String(fs.createReadStream({ href: "file://" + process.cwd() + "/etc-link/hostname", protocol: "file:" } as any));'],
+		[
+			"a Buffer path after Buffer.isBuffer is rewritten",
+			'Buffer.isBuffer = () => false;\nreturn fs.readFileSync(Buffer.from("etc-link/hostname"), "utf8");',
+		],
+		[
+			"a URL-like object",
+			'return fs.readFileSync({ href: "file://" + process.cwd() + "/etc-link/hostname", protocol: "file:", pathname: process.cwd() + "/etc-link/hostname" } as any, "utf8");',
+		],
+		[
+			"a polluted String.prototype.startsWith",
+			'String.prototype.startsWith = () => true;\nreturn fs.readFileSync("etc-link/hostname", "utf8");',
+		],
+		[
+			"polluted Array.prototype.some and every",
+			'Array.prototype.some = () => true;\nArray.prototype.every = () => true;\nreturn fs.readFileSync("etc-link/hostname", "utf8");',
+		],
+		[
+			"a rewritten global URL",
+			'(globalThis as any).URL = class { constructor() { return { href: "x" }; } };\nreturn fs.readFileSync("etc-link/hostname", "utf8");',
+		],
+		[
+			"fs.promises with a Uint8Array",
+			'return await fs.promises.readFile(new TextEncoder().encode("etc-link/hostname"), "utf8");',
+		],
+		[
+			"a stream opened from a URL-like object",
+			'return String(fs.createReadStream({ href: "file://" + process.cwd() + "/etc-link/hostname", protocol: "file:" } as any));',
+		],
 	])("%s is refused", async (label, logic) => {
 		const result = await run(`out-${label.replace(/\W+/g, "-").toLowerCase()}`.slice(0, 48).replace(/-$/, ""), logic);
 		expect(result.ok, result.text).toBe(false);
 		expect(result.text).not.toContain(HOSTNAME.trim());
-		expect(result.text).toMatch(/^(permission: .* may not read \/etc\/hostname|runtime: (Error: )?fs\.createReadStream outside the project is not available)/);
+		expect(result.text).toMatch(
+			/^(permission: .* may not read \/etc\/hostname|runtime: (Error: )?fs\.createReadStream outside the project is not available)/,
+		);
 	});
 
 	it("an object whose path would change between the check and the read is not taken as a path", async () => {
-		const result = await run("shifty", 'let n = 0;\nconst shifty = { toString: () => (n++ === 0 ? "inside.txt" : "etc-link/hostname") };\nreturn fs.readFileSync(shifty as any, "utf8");');
+		const result = await run(
+			"shifty",
+			'let n = 0;\nconst shifty = { toString: () => (n++ === 0 ? "inside.txt" : "etc-link/hostname") };\nreturn fs.readFileSync(shifty as any, "utf8");',
+		);
 		expect(result.ok).toBe(false);
 		expect(result.text).toContain("A path must be a string, a Buffer, a Uint8Array or a file: URL.");
 	});

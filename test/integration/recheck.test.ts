@@ -11,8 +11,8 @@ import { GrantsStore } from "../../src/policy/grants-store.ts";
 import { InlineRunner } from "../../src/runtime/inline-runner.ts";
 import { IsolatedRunner } from "../../src/runtime/isolated/isolated-runner.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
-import { makeTempDir } from "../helpers/pi-harness.ts";
 import { RUNTIME_DIR } from "../helpers/isolated-fixture.ts";
+import { makeTempDir } from "../helpers/pi-harness.ts";
 import { host, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
 /** `count` tools forged (inline, quick), each returning "v1-<name>", in a toolbox that is then closed. */
@@ -43,13 +43,23 @@ async function isolatedRunner(cwd: string, env: Record<string, string>): Promise
 	const agentDir = await makeTempDir("forge-recheck-agent");
 	const grants = new GrantsStore(join(agentDir, "forge", "grants.json"));
 	await grants.load();
-	return new IsolatedRunner({ config, grants, audit: new AuditLog(join(config.toolboxDir, ".forge-audit.jsonl")), runtimeDir: RUNTIME_DIR, protectedDirs: [join(agentDir, "forge")] });
+	return new IsolatedRunner({
+		config,
+		grants,
+		audit: new AuditLog(join(config.toolboxDir, ".forge-audit.jsonl")),
+		runtimeDir: RUNTIME_DIR,
+		protectedDirs: [join(agentDir, "forge")],
+	});
 }
 
 /** An inline runner whose batch loads go through `wrap` (to count them, or to act while one runs). */
-function watchedRunner(wrap: (load: PreflightLoader, ...args: Parameters<PreflightLoader>) => ReturnType<PreflightLoader>): InlineRunner {
+function watchedRunner(
+	wrap: (load: PreflightLoader, ...args: Parameters<PreflightLoader>) => ReturnType<PreflightLoader>,
+): InlineRunner {
 	const runner = new InlineRunner();
-	Object.defineProperty(runner, "preflightBatch", { value: ((...args) => wrap(runner.preflight, ...args)) satisfies PreflightLoader });
+	Object.defineProperty(runner, "preflightBatch", {
+		value: ((...args) => wrap(runner.preflight, ...args)) satisfies PreflightLoader,
+	});
 	return runner;
 }
 
@@ -58,18 +68,34 @@ describe("a bulk re-check in the isolated runner's batch workers", () => {
 		const env = { PI_FORGE_TIMEOUT_MS: "1500" };
 		const { cwd, dir, names } = await forgedTools(24, env);
 		// Every module refuses to load where another module's global is seen; t-00 leaves one behind.
-		const guard = 'if ((globalThis as any).forgeLeak) throw new Error("saw another module\'s global");\nexport const metadata';
-		for (const name of names) await edit(join(dir, `forge-${name}.ts`), (s) => s.replace(`return "v1-${name}";`, `return "v2-${name}";`).replace("export const metadata", guard));
-		await edit(join(dir, "forge-t-00.ts"), (s) => s.replace("export const metadata", "(globalThis as any).forgeLeak = true;\nexport const metadata"));
-		await edit(join(dir, "forge-t-05.ts"), (s) => s.replace("export const metadata", 'throw new Error("t-05 cannot find its data");\nexport const metadata'));
-		await edit(join(dir, "forge-t-11.ts"), (s) => s.replace("export const metadata", "while (Date.now() > 0) {}\nexport const metadata"));
+		const guard =
+			'if ((globalThis as any).forgeLeak) throw new Error("saw another module\'s global");\nexport const metadata';
+		for (const name of names)
+			await edit(join(dir, `forge-${name}.ts`), (s) =>
+				s.replace(`return "v1-${name}";`, `return "v2-${name}";`).replace("export const metadata", guard),
+			);
+		await edit(join(dir, "forge-t-00.ts"), (s) =>
+			s.replace("export const metadata", "(globalThis as any).forgeLeak = true;\nexport const metadata"),
+		);
+		await edit(join(dir, "forge-t-05.ts"), (s) =>
+			s.replace("export const metadata", 'throw new Error("t-05 cannot find its data");\nexport const metadata'),
+		);
+		await edit(join(dir, "forge-t-11.ts"), (s) =>
+			s.replace("export const metadata", "while (Date.now() > 0) {}\nexport const metadata"),
+		);
 
 		const runner = await isolatedRunner(cwd, env);
 		const toolbox = await quickOpen(cwd, env, runner);
 		try {
 			await toolbox.verified();
-			expect(toolbox.get("t-05")).toMatchObject({ status: "broken", error: { phase: "load", message: expect.stringContaining("t-05 cannot find its data") } });
-			expect(toolbox.get("t-11")).toMatchObject({ status: "broken", error: { phase: "load", message: expect.stringContaining("did not finish within 1500 ms") } });
+			expect(toolbox.get("t-05")).toMatchObject({
+				status: "broken",
+				error: { phase: "load", message: expect.stringContaining("t-05 cannot find its data") },
+			});
+			expect(toolbox.get("t-11")).toMatchObject({
+				status: "broken",
+				error: { phase: "load", message: expect.stringContaining("did not finish within 1500 ms") },
+			});
 			for (const name of names.filter((n) => n !== "t-05" && n !== "t-11")) {
 				expect(toolbox.get(name), name).toMatchObject({ status: "ok", version: 2 });
 				const used = await toolbox.use(name, { text: "" }, { host });
@@ -106,10 +132,13 @@ describe("re-checks and the files as they are now", () => {
 
 	it("a call waits for its tool's re-check rather than failing on a file changed since the registry was written", async () => {
 		const { cwd, dir, names } = await forgedTools(12);
-		for (const name of names) await edit(join(dir, `forge-${name}.ts`), (s) => s.replace(`return "v1-${name}";`, `return "v2-${name}";`));
+		for (const name of names)
+			await edit(join(dir, `forge-${name}.ts`), (s) => s.replace(`return "v1-${name}";`, `return "v2-${name}";`));
 		const toolbox = await quickOpen(cwd, {}, new InlineRunner());
 		const used = await Promise.all(names.map((name) => toolbox.use(name, { text: "" }, { host })));
-		expect(used.map((u) => (u.ok ? u.value.content[0] : u.error.message))).toEqual(names.map((name) => ({ type: "text", text: `v2-${name}` })));
+		expect(used.map((u) => (u.ok ? u.value.content[0] : u.error.message))).toEqual(
+			names.map((name) => ({ type: "text", text: `v2-${name}` })),
+		);
 		await toolbox.close();
 	});
 
@@ -141,7 +170,8 @@ describe("re-checks and the files as they are now", () => {
 
 	it("a listing waits for the re-checks of tools changed on disk, and says so when they outlast its bound", async () => {
 		const { cwd, dir, names } = await forgedTools(4);
-		for (const name of names) await edit(join(dir, `forge-${name}.ts`), (s) => s.replace(`return "v1-${name}";`, `return "v2-${name}";`));
+		for (const name of names)
+			await edit(join(dir, `forge-${name}.ts`), (s) => s.replace(`return "v1-${name}";`, `return "v2-${name}";`));
 		let release!: () => void;
 		const gate = new Promise<void>((resolve) => (release = resolve));
 		let arrived!: () => void;

@@ -71,14 +71,18 @@ describe("start-up", () => {
 
 	it("a hand edit that imports outside the core library is refused at start-up", async () => {
 		const { dir, reopen } = await forgedBox();
-		await edit(join(dir, "forge-lower.ts"), (s) => s.replace("return params.text.toLowerCase();", 'const os = require("os");\nreturn os.homedir();'));
+		await edit(join(dir, "forge-lower.ts"), (s) =>
+			s.replace("return params.text.toLowerCase();", 'const os = require("os");\nreturn os.homedir();'),
+		);
 		const toolbox = await reopen();
 		expect(toolbox.get("lower")?.error?.phase).toBe("import");
 	});
 
 	it("adopts a forge-<name>.ts that has no metadata file", async () => {
 		const { dir, reopen } = await forgedBox();
-		const source = (await readFile(join(dir, "forge-upper.ts"), "utf8")).replaceAll('"upper"', '"shout"').replace("The upper tool.", "Shout it.");
+		const source = (await readFile(join(dir, "forge-upper.ts"), "utf8"))
+			.replaceAll('"upper"', '"shout"')
+			.replace("The upper tool.", "Shout it.");
 		await writeFile(join(dir, "forge-shout.ts"), source);
 		const toolbox = await reopen();
 		expect(toolbox.get("shout")).toMatchObject({ status: "ok", version: 1, description: "Shout it." });

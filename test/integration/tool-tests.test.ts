@@ -5,7 +5,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { host, snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
-const counter = (logic: string, tests?: unknown) => ({ ...toolRequest("count-words", logic), ...(tests === undefined ? {} : { tests }) });
+const counter = (logic: string, tests?: unknown) => ({
+	...toolRequest("count-words", logic),
+	...(tests === undefined ? {} : { tests }),
+});
 const good = "return params.text.split(/\\s+/).filter(Boolean).length;";
 const offByOne = "return params.text.split(/\\s+/).length - 1;";
 const TESTS = [
@@ -49,11 +52,17 @@ describe("tests in the forge", () => {
 	it("expectError passes only when the call fails with that message; a throw is located in the file", async () => {
 		const { toolbox } = await tempToolbox();
 		const logic = "if (!params.text) throw new Error('text is empty');\nreturn params.text.length;";
-		expect((await toolbox.forge(counter(logic, [{ args: { text: "" }, expectError: "text is empty" }]), new Map())).ok).toBe(true);
+		expect(
+			(await toolbox.forge(counter(logic, [{ args: { text: "" }, expectError: "text is empty" }]), new Map())).ok,
+		).toBe(true);
 		const wrong = await toolbox.forge(counter(logic, [{ args: { text: "" }, expect: "0" }]), new Map());
-		expect(!wrong.ok && wrong.error.details.notes?.[0]).toMatch(/expected output containing "0", got runtime error: "Error: text is empty"/);
+		expect(!wrong.ok && wrong.error.details.notes?.[0]).toMatch(
+			/expected output containing "0", got runtime error: "Error: text is empty"/,
+		);
 		const source = (!wrong.ok && wrong.error.details.source) || "";
-		expect(!wrong.ok && wrong.error.details.location?.line).toBe(source.split("\n").findIndex((l) => l.includes("throw new Error")) + 1);
+		expect(!wrong.ok && wrong.error.details.location?.line).toBe(
+			source.split("\n").findIndex((l) => l.includes("throw new Error")) + 1,
+		);
 	});
 
 	it("a re-forge without tests re-runs the stored ones: a regression is caught", async () => {
@@ -71,7 +80,14 @@ describe("tests in the forge", () => {
 		const kept = await toolbox.forge(counter(`// reworded\n${good}`), new Map());
 		expect(kept.ok && kept.value.tests).toEqual({ kind: "kept", count: 3, fromVersion: 1 });
 		const replaced = await toolbox.forge(counter(good, [TESTS[0], { args: { text: "" }, equals: 0 }]), new Map());
-		expect(replaced.ok && replaced.value.tests).toEqual({ kind: "replaced", count: 2, kept: 1, added: 1, dropped: [TESTS[1], TESTS[2]], fromVersion: 2 });
+		expect(replaced.ok && replaced.value.tests).toEqual({
+			kind: "replaced",
+			count: 2,
+			kept: 1,
+			added: 1,
+			dropped: [TESTS[1], TESTS[2]],
+			fromVersion: 2,
+		});
 		expect(replaced.ok && replaced.value.meta.tests).toHaveLength(2);
 	});
 
@@ -79,12 +95,19 @@ describe("tests in the forge", () => {
 		const { toolbox } = await tempToolbox();
 		await toolbox.forge(counter(good, TESTS), new Map());
 		const regressed = await toolbox.forge(counter(offByOne), new Map());
-		expect(!regressed.ok && regressed.error.details.notes?.[0]).toBe("These are the 3 tests of v1, kept and re-run because this call gave no tests; pass tests to replace them.");
+		expect(!regressed.ok && regressed.error.details.notes?.[0]).toBe(
+			"These are the 3 tests of v1, kept and re-run because this call gave no tests; pass tests to replace them.",
+		);
 	});
 
 	it("tests that hang are stopped at their own deadline", async () => {
 		const { toolbox } = await tempToolbox();
-		const slow = await toolbox.forge(counter("await new Promise((r) => setTimeout(r, 2000));\nreturn 1;", [{ args: { text: "x" }, expect: "1", timeoutMs: 100 }]), new Map());
+		const slow = await toolbox.forge(
+			counter("await new Promise((r) => setTimeout(r, 2000));\nreturn 1;", [
+				{ args: { text: "x" }, expect: "1", timeoutMs: 100 },
+			]),
+			new Map(),
+		);
 		expect(!slow.ok && slow.error.details.notes?.[0]).toMatch(/got timeout error/);
 	});
 
@@ -104,7 +127,7 @@ describe("tests in the forge", () => {
 	it("after a few failed repairs in a row, the error points back at the version that works", async () => {
 		const { toolbox } = await tempToolbox();
 		await toolbox.forge(counter(good, TESTS), new Map());
-		let last;
+		let last: Awaited<ReturnType<typeof toolbox.forge>> | undefined;
 		for (let i = 0; i < 3; i++) last = await toolbox.forge(counter(offByOne), new Map());
 		expect(!last!.ok && last!.error.details.notes?.at(-1)).toBe(
 			"This is failed attempt 3 in a row at 'count-words'. The live version v1 (verified) still works and is unchanged: consider a smaller change to it, or keep it as it is.",
@@ -117,7 +140,9 @@ describe("where a wrong value came from", () => {
 		const { toolbox } = await tempToolbox();
 		const result = await toolbox.forge(counter(offByOne, TESTS), new Map());
 		const source = (!result.ok && result.error.details.source) || "";
-		expect(!result.ok && result.error.details.location?.line).toBe(source.split("\n").findIndex((l) => l.startsWith("return params.text")) + 1);
+		expect(!result.ok && result.error.details.location?.line).toBe(
+			source.split("\n").findIndex((l) => l.startsWith("return params.text")) + 1,
+		);
 	});
 });
 
@@ -142,6 +167,8 @@ describe("a test whose arguments do not fit the schema", () => {
 	it("names the field in the failure", async () => {
 		const { toolbox } = await tempToolbox();
 		const result = await toolbox.forge(counter(good, [{ args: { txt: "a b" }, expect: "2" }]), new Map());
-		expect(!result.ok && result.error.details.notes?.[0]).toContain("params.text: must have required property 'text'");
+		expect(!result.ok && result.error.details.notes?.[0]).toContain(
+			"params.text: must have required property 'text'",
+		);
 	});
 });

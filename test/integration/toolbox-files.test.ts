@@ -1,7 +1,7 @@
 // What the toolbox writes into a project: a read-only open writes nothing at all; an open that may write adds the
 // `.gitignore`, and with it git sees only the tools (forge-<name>.ts / .json) and the .gitignore itself.
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
@@ -41,18 +41,30 @@ describe("a read-only open", () => {
 	it("derives hand edits, a broken tool and a missing registry in memory, writing nothing; changes are refused", async () => {
 		const { toolbox: writer, cwd, dir } = await tempToolbox();
 		for (const name of ["upper", "lower", "shout"]) {
-			const forged = await writer.forge(toolRequest(name, "return params.text.toUpperCase();", { tests: [{ args: { text: "a" }, equals: "A" }] }), new Map());
+			const forged = await writer.forge(
+				toolRequest(name, "return params.text.toUpperCase();", { tests: [{ args: { text: "a" }, equals: "A" }] }),
+				new Map(),
+			);
 			expect(forged.ok).toBe(true);
 		}
 		await writer.close();
 		await rm(join(dir, "forge-registry.json"));
 		await rm(join(dir, GITIGNORE_FILE));
 		const later = new Date(Date.now() + 5000);
-		await writeFile(join(dir, "forge-upper.ts"), (await readFile(join(dir, "forge-upper.ts"), "utf8")).replace("toUpperCase()", "toUpperCase() + '!'"));
+		await writeFile(
+			join(dir, "forge-upper.ts"),
+			(await readFile(join(dir, "forge-upper.ts"), "utf8")).replace("toUpperCase()", "toUpperCase() + '!'"),
+		);
 		await utimes(join(dir, "forge-upper.ts"), later, later);
-		await writeFile(join(dir, "forge-lower.ts"), (await readFile(join(dir, "forge-lower.ts"), "utf8")).replace("toUpperCase();", "toUpperCase(;"));
+		await writeFile(
+			join(dir, "forge-lower.ts"),
+			(await readFile(join(dir, "forge-lower.ts"), "utf8")).replace("toUpperCase();", "toUpperCase(;"),
+		);
 		// Still passes its tests: in a writable open, running them would record it verified again.
-		await writeFile(join(dir, "forge-shout.ts"), (await readFile(join(dir, "forge-shout.ts"), "utf8")).replace("toUpperCase();", "toUpperCase(); // louder"));
+		await writeFile(
+			join(dir, "forge-shout.ts"),
+			(await readFile(join(dir, "forge-shout.ts"), "utf8")).replace("toUpperCase();", "toUpperCase(); // louder"),
+		);
 		await utimes(join(dir, "forge-shout.ts"), later, later);
 		const before = await tree(cwd);
 
@@ -101,7 +113,11 @@ describe("the toolbox's .gitignore", () => {
 		const { toolbox, cwd, dir } = box;
 		try {
 			execFileSync("git", ["init", "-q"], { cwd });
-			for (const [name, logic] of [["keep", "return params.text;"], ["keep", "return params.text + '.';"], ["gone", "return 1;"]]) {
+			for (const [name, logic] of [
+				["keep", "return params.text;"],
+				["keep", "return params.text + '.';"],
+				["gone", "return 1;"],
+			]) {
 				const forged = await toolbox.forge(toolRequest(name, logic), new Map());
 				expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
 			}
@@ -114,12 +130,31 @@ describe("the toolbox's .gitignore", () => {
 			await mkdir(join(dir, ".forge-registry.lock"));
 			await mkdir(join(dir, ".staging", "keep-1234abcd"), { recursive: true });
 			await writeFile(join(dir, ".staging", "keep-1234abcd", "forge-keep.ts"), "");
-			for (const file of ["forge-keep.ts.123456", "forge-keep.json.99", "forge-keep.ts.bak.7", "forge-registry.json.4242", ".forge-health.json.17"]) await writeFile(join(dir, file), "");
+			for (const file of [
+				"forge-keep.ts.123456",
+				"forge-keep.json.99",
+				"forge-keep.ts.bak.7",
+				"forge-registry.json.4242",
+				".forge-health.json.17",
+			])
+				await writeFile(join(dir, file), "");
 
 			const written = await readdir(dir, { recursive: true });
-			for (const expected of ["forge-registry.json", "forge-keep.ts.bak", "forge-keep.json.bak", ".forge-health.json", ".forge-audit.jsonl", ".state", ".history"]) expect(written).toContain(expected);
+			for (const expected of [
+				"forge-registry.json",
+				"forge-keep.ts.bak",
+				"forge-keep.json.bak",
+				".forge-health.json",
+				".forge-audit.jsonl",
+				".state",
+				".history",
+			])
+				expect(written).toContain(expected);
 
-			const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd, encoding: "utf8" });
+			const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+				cwd,
+				encoding: "utf8",
+			});
 			expect(status.split("\n").filter(Boolean).sort()).toEqual([
 				"?? .pi/forge/extensions/.gitignore",
 				"?? .pi/forge/extensions/forge-keep.json",

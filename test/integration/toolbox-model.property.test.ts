@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/runtime/inline-runner.ts";
-import { type TransactionStep, faults } from "../../src/store/transaction.ts";
+import { faults, type TransactionStep } from "../../src/store/transaction.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { toolRequest } from "../helpers/toolbox-fixture.ts";
@@ -15,7 +15,10 @@ const NAMES = ["alpha", "beta", "gamma"] as const;
 const STEPS: TransactionStep[] = ["staged", "backed-up", "committed", "renamed-bak", "renamed-live", "applied"];
 const DURABLE: ReadonlySet<TransactionStep> = new Set(["committed", "renamed-bak", "renamed-live", "applied"]);
 
-type Op = { kind: "forge"; name: string; variant: number } | { kind: "remove"; name: string } | { kind: "rollback"; name: string; version: number };
+type Op =
+	| { kind: "forge"; name: string; variant: number }
+	| { kind: "remove"; name: string }
+	| { kind: "rollback"; name: string; version: number };
 type Command = Op | { kind: "crash"; op: Op; at: TransactionStep };
 
 interface ModelTool {
@@ -48,13 +51,24 @@ class Model {
 const logicOf = (name: string, variant: number) => `return "${name}-${variant}";`;
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-	fc.record({ kind: fc.constant("forge" as const), name: fc.constantFrom(...NAMES), variant: fc.integer({ min: 0, max: 4 }) }),
+	fc.record({
+		kind: fc.constant("forge" as const),
+		name: fc.constantFrom(...NAMES),
+		variant: fc.integer({ min: 0, max: 4 }),
+	}),
 	fc.record({ kind: fc.constant("remove" as const), name: fc.constantFrom(...NAMES) }),
-	fc.record({ kind: fc.constant("rollback" as const), name: fc.constantFrom(...NAMES), version: fc.integer({ min: 1, max: 4 }) }),
+	fc.record({
+		kind: fc.constant("rollback" as const),
+		name: fc.constantFrom(...NAMES),
+		version: fc.integer({ min: 1, max: 4 }),
+	}),
 );
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
 	{ weight: 3, arbitrary: opArb },
-	{ weight: 1, arbitrary: fc.record({ kind: fc.constant("crash" as const), op: opArb, at: fc.constantFrom(...STEPS) }) },
+	{
+		weight: 1,
+		arbitrary: fc.record({ kind: fc.constant("crash" as const), op: opArb, at: fc.constantFrom(...STEPS) }),
+	},
 );
 
 afterEach(() => {
@@ -78,12 +92,22 @@ async function run(toolbox: Toolbox, op: Op): Promise<boolean> {
 }
 
 async function expectMatches(toolbox: Toolbox, model: Model, dir: string): Promise<void> {
-	expect(toolbox.entries().map((e) => e.name).sort()).toEqual([...model.live.keys()].sort());
+	expect(
+		toolbox
+			.entries()
+			.map((e) => e.name)
+			.sort(),
+	).toEqual([...model.live.keys()].sort());
 	for (const [name, tool] of model.live) {
 		const entry = toolbox.get(name)!;
-		expect({ name, version: entry.version, status: entry.status }).toEqual({ name, version: tool.version, status: "ok" });
+		expect({ name, version: entry.version, status: entry.status }).toEqual({
+			name,
+			version: tool.version,
+			status: "ok",
+		});
 		expect(await readFile(join(dir, `forge-${name}.ts`), "utf8")).toContain(logicOf(name, tool.variant));
-		if (tool.bak !== undefined) expect(await readFile(join(dir, `forge-${name}.ts.bak`), "utf8")).toContain(logicOf(name, tool.bak));
+		if (tool.bak !== undefined)
+			expect(await readFile(join(dir, `forge-${name}.ts.bak`), "utf8")).toContain(logicOf(name, tool.bak));
 	}
 	const files = await readdir(dir);
 	expect(files.filter((f) => f === ".staging" || /\.\d+$/.test(f))).toEqual([]);

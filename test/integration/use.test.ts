@@ -30,7 +30,9 @@ describe("use", () => {
 	});
 
 	it("a throw comes back with the message, the mapped line, the arguments and the source", async () => {
-		const toolbox = await boxWith("const parts = params.text.split(',');\nif (parts.length > 1) throw new RangeError('too many parts');\nreturn parts[0];");
+		const toolbox = await boxWith(
+			"const parts = params.text.split(',');\nif (parts.length > 1) throw new RangeError('too many parts');\nreturn parts[0];",
+		);
 		const result = await toolbox.use("subject", { text: "a,b" }, { host });
 		expect(result.ok).toBe(false);
 		if (result.ok) return;
@@ -85,14 +87,23 @@ describe("use", () => {
 			return result.value;
 		};
 		expect((await text("string")).content).toEqual([{ type: "text", text: "hello" }]);
-		expect(JSON.parse((await text("json")).content[0].type === "text" ? ((await text("json")).content[0] as { text: string }).text : "")).toEqual({ a: [1, 2] });
+		expect(
+			JSON.parse(
+				(await text("json")).content[0].type === "text"
+					? ((await text("json")).content[0] as { text: string }).text
+					: "",
+			),
+		).toEqual({ a: [1, 2] });
 		expect((await text("none")).content).toEqual([{ type: "text", text: "(the tool returned no value)" }]);
 		expect(await text("result")).toMatchObject({ content: [{ type: "text", text: "raw" }], details: { d: 1 } });
 	});
 
 	it("runs with pi's cwd as ctx.cwd and can use the core library", async () => {
 		const box = await tempToolbox();
-		await box.toolbox.forge(toolRequest("where", 'import { join } from "node:path";\nreturn join(ctx.cwd, params.text);'), new Map());
+		await box.toolbox.forge(
+			toolRequest("where", 'import { join } from "node:path";\nreturn join(ctx.cwd, params.text);'),
+			new Map(),
+		);
 		const result = await box.toolbox.use("where", { text: "a.txt" }, { host });
 		expect(result.ok && result.value.content[0]).toEqual({ type: "text", text: `${box.cwd}/a.txt` });
 	});
@@ -101,7 +112,12 @@ describe("use", () => {
 		const toolbox = await boxWith("if (params.text === 'bad') throw new Error('bad'); return 'ok';");
 		await toolbox.use("subject", { text: "good" }, { host });
 		await toolbox.use("subject", { text: "bad" }, { host });
-		expect(toolbox.health.get("subject")).toMatchObject({ calls: 2, failures: 1, consecutiveFailures: 1, lastError: { phase: "runtime" } });
+		expect(toolbox.health.get("subject")).toMatchObject({
+			calls: 2,
+			failures: 1,
+			consecutiveFailures: 1,
+			lastError: { phase: "runtime" },
+		});
 		expect(toolbox.list().tools[0].health?.lastUsedAt).toBeTypeOf("string");
 	});
 });
@@ -118,7 +134,10 @@ describe("the compile cache", () => {
 		const [file] = await readdir(dir);
 		// Mark the cached output: if the call returns the mark, the cache was used and nothing was compiled.
 		const cached = JSON.parse(await readFile(join(dir, file), "utf8"));
-		await writeFile(join(dir, file), JSON.stringify({ ...cached, code: cached.code.replace("compiled", "from the cache") }));
+		await writeFile(
+			join(dir, file),
+			JSON.stringify({ ...cached, code: cached.code.replace("compiled", "from the cache") }),
+		);
 		const restarted = await box.reopen();
 		const used = await restarted.use("cached", { text: "" }, { host });
 		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "from the cache" });

@@ -13,7 +13,10 @@ afterEach(async () => {
 
 async function watchedBox() {
 	const box = await tempToolbox();
-	for (const [name, logic] of [["upper", "return params.text.toUpperCase();"], ["lower", "return params.text.toLowerCase();"]]) {
+	for (const [name, logic] of [
+		["upper", "return params.text.toUpperCase();"],
+		["lower", "return params.text.toLowerCase();"],
+	]) {
 		const result = await box.toolbox.forge(toolRequest(name, logic), new Map());
 		if (!result.ok) throw result.error;
 	}

@@ -1,17 +1,45 @@
 import { describe, expect, it } from "vitest";
-import { type ActiveCandidate, FRESH_BUDGET_FACTOR, admitsFresh, promptCost, selectActive, selectOffer } from "../../src/toolbox/active-set.ts";
 import type { RegistryEntry } from "../../src/store/registry.ts";
+import {
+	type ActiveCandidate,
+	admitsFresh,
+	FRESH_BUDGET_FACTOR,
+	promptCost,
+	selectActive,
+	selectOffer,
+} from "../../src/toolbox/active-set.ts";
 
 const now = new Date("2026-06-01T12:00:00Z");
-const candidate = (name: string, daysAgo: number, calls = 0, healthy = true, description = `The ${name} tool.`): ActiveCandidate => ({
-	entry: { name, description, parameters: { type: "object", properties: {} }, version: 1, hash: "h", updatedAt: new Date(now.getTime() - daysAgo * 86_400_000).toISOString(), status: "ok", stamps: {} } as RegistryEntry,
+const candidate = (
+	name: string,
+	daysAgo: number,
+	calls = 0,
+	healthy = true,
+	description = `The ${name} tool.`,
+): ActiveCandidate => ({
+	entry: {
+		name,
+		description,
+		parameters: { type: "object", properties: {} },
+		version: 1,
+		hash: "h",
+		updatedAt: new Date(now.getTime() - daysAgo * 86_400_000).toISOString(),
+		status: "ok",
+		stamps: {},
+	} as RegistryEntry,
 	health: { calls, failures: 0, consecutiveFailures: 0 },
 	healthy,
 });
 
 describe("the active set", () => {
 	it("takes pinned tools, then the most recently used, up to the limit, leaving unhealthy tools out", () => {
-		const tools = [candidate("old", 30), candidate("fresh", 0), candidate("week", 7), candidate("broken", 0, 0, false), candidate("pin", 400)];
+		const tools = [
+			candidate("old", 30),
+			candidate("fresh", 0),
+			candidate("week", 7),
+			candidate("broken", 0, 0, false),
+			candidate("pin", 400),
+		];
 		expect(selectActive(tools, ["pin"], 3, now)).toEqual(["pin", "fresh", "week"]);
 	});
 

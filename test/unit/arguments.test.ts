@@ -25,7 +25,10 @@ describe("validateArguments", () => {
 
 	it("coerces like pi does, without changing the caller's object", () => {
 		const args = { text: "hi", count: "5", loud: "true" };
-		expect(validateArguments("coerce", "h1", schema, args)).toEqual({ ok: true, value: { text: "hi", count: 5, loud: true } });
+		expect(validateArguments("coerce", "h1", schema, args)).toEqual({
+			ok: true,
+			value: { text: "hi", count: 5, loud: true },
+		});
 		expect(args.count).toBe("5");
 	});
 
@@ -53,7 +56,10 @@ describe("validateArguments", () => {
 
 	it("lists every bad field at once", () => {
 		const error = refusal("all-errors", "h1", schema, { count: "many" });
-		expect(error.details.notes).toEqual(["params.text: must have required property 'text'", "params.count: must be number"]);
+		expect(error.details.notes).toEqual([
+			"params.text: must have required property 'text'",
+			"params.count: must be number",
+		]);
 	});
 
 	it("names the extra key when additionalProperties is false", () => {
@@ -63,8 +69,12 @@ describe("validateArguments", () => {
 	});
 
 	it("refuses args that are not an object, naming what they are", () => {
-		expect(refusal("shape", "h1", schema, ["hi"]).message).toBe("args must be an object of named parameters, got an array.");
-		expect(refusal("shape", "h1", schema, "hi").message).toBe("args must be an object of named parameters, got string.");
+		expect(refusal("shape", "h1", schema, ["hi"]).message).toBe(
+			"args must be an object of named parameters, got an array.",
+		);
+		expect(refusal("shape", "h1", schema, "hi").message).toBe(
+			"args must be an object of named parameters, got string.",
+		);
 		expect(refusal("shape", "h1", schema, 7).message).toBe("args must be an object of named parameters, got number.");
 		expect(refusal("shape", "h1", schema, 7).details.hint).toContain('use_forge_tool({"name":"shape","args":{…}})');
 	});

@@ -37,7 +37,9 @@ describe("readConfig", () => {
 		expect(readConfig(cwd, { PI_FORGE_SANDBOX: "OFF " }).config.sandbox).toBe("off");
 		const typo = readConfig(cwd, { PI_FORGE_SANDBOX: "of" });
 		expect(typo.config.sandbox).toBe("auto");
-		expect(typo.problems.map((p) => p.message)).toEqual([expect.stringContaining("PI_FORGE_SANDBOX=of is not auto or off; using auto")]);
+		expect(typo.problems.map((p) => p.message)).toEqual([
+			expect.stringContaining("PI_FORGE_SANDBOX=of is not auto or off; using auto"),
+		]);
 	});
 
 	it("PI_FORGE_SUGGEST=off silences the suggestions; PI_FORGE_NODE names the runner's Node", () => {
@@ -74,8 +76,14 @@ describe("readConfig", () => {
 			expect(config.timeoutMs, raw).toBe(30_000);
 			expect(config.maxMemoryMb, raw).toBe(512);
 			expect(problems).toEqual([
-				{ origin: { variable: "PI_FORGE_TIMEOUT_MS" }, message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer up to 2147483647; using 30000` },
-				{ origin: { variable: "PI_FORGE_MAX_MEMORY_MB" }, message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer up to 2147483647; using 512` },
+				{
+					origin: { variable: "PI_FORGE_TIMEOUT_MS" },
+					message: `PI_FORGE_TIMEOUT_MS=${raw} is not a positive integer up to 2147483647; using 30000`,
+				},
+				{
+					origin: { variable: "PI_FORGE_MAX_MEMORY_MB" },
+					message: `PI_FORGE_MAX_MEMORY_MB=${raw} is not a positive integer up to 2147483647; using 512`,
+				},
 			]);
 		}
 	});
@@ -90,7 +98,12 @@ describe("readConfig", () => {
 		for (const raw of ["stirct", "yolo", "prompt!", "permisive"]) {
 			const { config, problems } = readConfig(cwd, { PI_FORGE_POLICY: raw });
 			expect(config.policy, raw).toBe("strict");
-			expect(problems).toEqual([{ origin: { variable: "PI_FORGE_POLICY" }, message: `PI_FORGE_POLICY=${raw} is not one of strict, prompt, permissive; using strict` }]);
+			expect(problems).toEqual([
+				{
+					origin: { variable: "PI_FORGE_POLICY" },
+					message: `PI_FORGE_POLICY=${raw} is not one of strict, prompt, permissive; using strict`,
+				},
+			]);
 		}
 	});
 
@@ -114,12 +127,20 @@ describe("limits beyond Node's timers", () => {
 
 describe("config files", () => {
 	const files = (global?: object | string, project?: object | string) => [
-		{ path: "/agent/forge/config.json", text: global === undefined ? undefined : typeof global === "string" ? global : JSON.stringify(global) },
-		{ path: "/p/.pi/forge/config.json", text: project === undefined ? undefined : typeof project === "string" ? project : JSON.stringify(project) },
+		{
+			path: "/agent/forge/config.json",
+			text: global === undefined ? undefined : typeof global === "string" ? global : JSON.stringify(global),
+		},
+		{
+			path: "/p/.pi/forge/config.json",
+			text: project === undefined ? undefined : typeof project === "string" ? project : JSON.stringify(project),
+		},
 	];
 
 	it("the project file wins over the global one, and the environment over both", () => {
-		expect(readConfig("/p", {}, files({ policy: "strict", timeoutMs: 1000 }, { policy: "permissive" })).config).toMatchObject({ policy: "permissive", timeoutMs: 1000 });
+		expect(
+			readConfig("/p", {}, files({ policy: "strict", timeoutMs: 1000 }, { policy: "permissive" })).config,
+		).toMatchObject({ policy: "permissive", timeoutMs: 1000 });
 		expect(readConfig("/p", { PI_FORGE_POLICY: "prompt" }, files({ policy: "strict" })).config.policy).toBe("prompt");
 	});
 
@@ -127,14 +148,21 @@ describe("config files", () => {
 		const { config, problems } = readConfig("/p", {}, files("{ nope", { polcy: "strict", maxMemoryMb: 128 }));
 		expect(config.maxMemoryMb).toBe(128);
 		expect(problems).toEqual([
-			{ origin: { file: "/agent/forge/config.json" }, message: expect.stringContaining("/agent/forge/config.json is not valid JSON") },
+			{
+				origin: { file: "/agent/forge/config.json" },
+				message: expect.stringContaining("/agent/forge/config.json is not valid JSON"),
+			},
 			{
 				origin: { file: "/p/.pi/forge/config.json", key: "polcy" },
-				message: "/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, activeChars, pinned)",
+				message:
+					"/p/.pi/forge/config.json: unknown setting 'polcy' (known: policy, timeoutMs, maxMemoryMb, historyLimit, quarantineAfter, activeLimit, activeChars, pinned)",
 			},
 		]);
 		expect(readConfig("/p", {}, files(["strict"])).problems).toEqual([
-			{ origin: { file: "/agent/forge/config.json" }, message: "/agent/forge/config.json is not a JSON object of settings; ignored" },
+			{
+				origin: { file: "/agent/forge/config.json" },
+				message: "/agent/forge/config.json is not a JSON object of settings; ignored",
+			},
 		]);
 	});
 
@@ -142,8 +170,16 @@ describe("config files", () => {
 		const { config, problems } = readConfig("/p", {}, files({ timeoutMs: "soon" }, { maxMemoryMb: -1 }));
 		expect(config).toMatchObject({ timeoutMs: 30_000, maxMemoryMb: 512 });
 		expect(problems).toEqual([
-			{ origin: { file: "/agent/forge/config.json", key: "timeoutMs" }, message: '/agent/forge/config.json: "timeoutMs": "soon" is not a positive integer up to 2147483647; using 30000' },
-			{ origin: { file: "/p/.pi/forge/config.json", key: "maxMemoryMb" }, message: '/p/.pi/forge/config.json: "maxMemoryMb": -1 is not a positive integer up to 2147483647; using 512' },
+			{
+				origin: { file: "/agent/forge/config.json", key: "timeoutMs" },
+				message:
+					'/agent/forge/config.json: "timeoutMs": "soon" is not a positive integer up to 2147483647; using 30000',
+			},
+			{
+				origin: { file: "/p/.pi/forge/config.json", key: "maxMemoryMb" },
+				message:
+					'/p/.pi/forge/config.json: "maxMemoryMb": -1 is not a positive integer up to 2147483647; using 512',
+			},
 		]);
 		expect(problems.map((p) => p.message).join("\n")).not.toContain("PI_FORGE_");
 	});
@@ -153,7 +189,10 @@ describe("config files", () => {
 			const { config, problems } = readConfig("/p", {}, files(undefined, { policy: raw }));
 			expect(config.policy, JSON.stringify(raw)).toBe("strict");
 			expect(problems).toEqual([
-				{ origin: { file: "/p/.pi/forge/config.json", key: "policy" }, message: `/p/.pi/forge/config.json: "policy": ${JSON.stringify(raw)} is not one of strict, prompt, permissive; using strict` },
+				{
+					origin: { file: "/p/.pi/forge/config.json", key: "policy" },
+					message: `/p/.pi/forge/config.json: "policy": ${JSON.stringify(raw)} is not one of strict, prompt, permissive; using strict`,
+				},
 			]);
 		}
 	});
@@ -165,17 +204,32 @@ describe("config files", () => {
 	});
 
 	it("reads pinned tools from a list; reports a non-list and entries that are not strings", () => {
-		expect(readConfig("/p", {}, files(undefined, { pinned: ["a", " b "] }))).toMatchObject({ config: { pinned: ["a", "b"] }, problems: [] });
+		expect(readConfig("/p", {}, files(undefined, { pinned: ["a", " b "] }))).toMatchObject({
+			config: { pinned: ["a", "b"] },
+			problems: [],
+		});
 		for (const raw of ["a,b", 3, { a: true }]) {
 			const { config, problems } = readConfig("/p", {}, files(undefined, { pinned: raw }));
 			expect(config.pinned).toEqual([]);
-			expect(problems).toEqual([{ origin: { file: "/p/.pi/forge/config.json", key: "pinned" }, message: `/p/.pi/forge/config.json: "pinned": ${JSON.stringify(raw)} is not a list of tool names; ignored` }]);
+			expect(problems).toEqual([
+				{
+					origin: { file: "/p/.pi/forge/config.json", key: "pinned" },
+					message: `/p/.pi/forge/config.json: "pinned": ${JSON.stringify(raw)} is not a list of tool names; ignored`,
+				},
+			]);
 		}
 		const mixed = readConfig("/p", {}, files(undefined, { pinned: ["a", 2, null] }));
 		expect(mixed.config.pinned).toEqual(["a"]);
 		expect(mixed.problems).toEqual([
-			{ origin: { file: "/p/.pi/forge/config.json", key: "pinned" }, message: '/p/.pi/forge/config.json: "pinned": ["a",2,null] has entries that are not tool names (strings); those are ignored' },
+			{
+				origin: { file: "/p/.pi/forge/config.json", key: "pinned" },
+				message:
+					'/p/.pi/forge/config.json: "pinned": ["a",2,null] has entries that are not tool names (strings); those are ignored',
+			},
 		]);
-		expect(readConfig("/p", { PI_FORGE_PINNED: "x, y" }, files(undefined, { pinned: 3 }))).toMatchObject({ config: { pinned: ["x", "y"] }, problems: [] });
+		expect(readConfig("/p", { PI_FORGE_PINNED: "x, y" }, files(undefined, { pinned: 3 }))).toMatchObject({
+			config: { pinned: ["x", "y"] },
+			problems: [],
+		});
 	});
 });

@@ -1,7 +1,12 @@
 // What a forged tool prints: kept per call in a bounded buffer, through a console that writes where the call runs.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { describe, expect, it } from "vitest";
-import { CONSOLE_HEAD_CHARS, CONSOLE_TAIL_CHARS, ConsoleBuffer, createCapturingConsole } from "../../src/runtime/console-capture.ts";
+import {
+	CONSOLE_HEAD_CHARS,
+	CONSOLE_TAIL_CHARS,
+	ConsoleBuffer,
+	createCapturingConsole,
+} from "../../src/runtime/console-capture.ts";
 
 describe("ConsoleBuffer", () => {
 	it("is undefined when nothing was printed, and drops the final newline", () => {
@@ -28,7 +33,9 @@ describe("ConsoleBuffer", () => {
 		expect(text.startsWith("line 0\nline 1\n")).toBe(true);
 		expect(text.endsWith("line 4998\nline 4999")).toBe(true);
 		const total = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join("").length;
-		expect(text).toContain(`… (${total - CONSOLE_HEAD_CHARS - CONSOLE_TAIL_CHARS} characters of console output left out) …`);
+		expect(text).toContain(
+			`… (${total - CONSOLE_HEAD_CHARS - CONSOLE_TAIL_CHARS} characters of console output left out) …`,
+		);
 		expect(text.length).toBeLessThan(CONSOLE_HEAD_CHARS + CONSOLE_TAIL_CHARS + 100);
 	});
 });

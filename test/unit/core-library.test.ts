@@ -1,6 +1,6 @@
 // The core library: the only modules a forged tool may import.
 import { describe, expect, it } from "vitest";
-import { ALLOWED_MODULES, TYPE_ONLY_MODULES, isAllowedModule } from "../../src/runtime/core-library.ts";
+import { ALLOWED_MODULES, isAllowedModule, TYPE_ONLY_MODULES } from "../../src/runtime/core-library.ts";
 
 describe("isAllowedModule", () => {
 	it("allows fs, path and child_process, bare and with node:, and their /promises and posix/win32 forms", () => {
@@ -16,7 +16,20 @@ describe("isAllowedModule", () => {
 	});
 
 	it("refuses everything else, pi included (it is type-only)", () => {
-		for (const name of ["os", "node:os", "http", "net", "vm", "module", "worker_threads", "child_process/x", "FS", "./fs", "node:typebox", "@mariozechner/pi-coding-agent"]) {
+		for (const name of [
+			"os",
+			"node:os",
+			"http",
+			"net",
+			"vm",
+			"module",
+			"worker_threads",
+			"child_process/x",
+			"FS",
+			"./fs",
+			"node:typebox",
+			"@mariozechner/pi-coding-agent",
+		]) {
 			expect(isAllowedModule(name), name).toBe(false);
 		}
 		expect(TYPE_ONLY_MODULES.has("@mariozechner/pi-coding-agent")).toBe(true);

@@ -28,9 +28,19 @@ describe("ForgeError", () => {
 
 	it("round-trips through plain data, keeping only what the registry stores", () => {
 		const location = { file: "forge-demo.ts", line: 3, column: 7 };
-		const error = new ForgeError("import", "import of 'os' is outside the core library.", { location, hint: "use fs", source: "big", notes: ["n"] });
+		const error = new ForgeError("import", "import of 'os' is outside the core library.", {
+			location,
+			hint: "use fs",
+			source: "big",
+			notes: ["n"],
+		});
 		const data = error.toData();
-		expect(data).toEqual({ phase: "import", message: "import of 'os' is outside the core library.", location, hint: "use fs" });
+		expect(data).toEqual({
+			phase: "import",
+			message: "import of 'os' is outside the core library.",
+			location,
+			hint: "use fs",
+		});
 		const back = ForgeError.fromData(JSON.parse(JSON.stringify(data)), { tool: "demo" });
 		expect(back.phase).toBe("import");
 		expect(back.message).toBe(error.message);

@@ -5,7 +5,7 @@ import { formatForModel, formatForPerson, logicLineOf } from "../../src/errors/f
 
 const source = [
 	"// Forged by Agent Forge.",
-	"export const metadata = { name: \"demo\" };",
+	'export const metadata = { name: "demo" };',
 	"",
 	"export async function execute(params: any, pi: any, ctx: any): Promise<unknown> {",
 	"const a = 1;",
@@ -36,8 +36,14 @@ describe("formatForModel", () => {
 	});
 
 	it("a title of its own replaces the phase's title in both forms; the phase stays", () => {
-		const error = new ForgeError("schema", "The logic reads params.txt, but the parameters schema declares no 'txt'.", { tool: "demo", title: "the logic reads a parameter the schema does not declare" });
-		expect(formatForModel(error).split("\n")[0]).toBe("Agent Forge: the logic reads a parameter the schema does not declare in tool 'demo' (phase: schema)");
+		const error = new ForgeError(
+			"schema",
+			"The logic reads params.txt, but the parameters schema declares no 'txt'.",
+			{ tool: "demo", title: "the logic reads a parameter the schema does not declare" },
+		);
+		expect(formatForModel(error).split("\n")[0]).toBe(
+			"Agent Forge: the logic reads a parameter the schema does not declare in tool 'demo' (phase: schema)",
+		);
 		expect(formatForPerson(error)).toMatch(/^demo: the logic reads a parameter the schema does not declare: /);
 		expect(formatForModel(error.with({ hint: "h" }))).toContain("the logic reads a parameter");
 	});
@@ -60,7 +66,10 @@ describe("formatForModel", () => {
 	});
 
 	it("bounds large JSON blocks and says how much was cut", () => {
-		const big = formatForModel(new ForgeError("arguments", "Invalid arguments", { args: { text: "x".repeat(100) } }), { maxJsonChars: 20 });
+		const big = formatForModel(
+			new ForgeError("arguments", "Invalid arguments", { args: { text: "x".repeat(100) } }),
+			{ maxJsonChars: 20 },
+		);
 		// The JSON is 116 characters: its first 20 are kept.
 		expect(big).toContain('Arguments: {\n  "text": "xxxxxxx… (96 more characters)');
 	});
@@ -68,7 +77,9 @@ describe("formatForModel", () => {
 	it("survives arguments that cannot be serialised", () => {
 		const cyclic: Record<string, unknown> = {};
 		cyclic.self = cyclic;
-		expect(formatForModel(new ForgeError("arguments", "bad", { args: cyclic }))).toContain("Arguments: [object Object]");
+		expect(formatForModel(new ForgeError("arguments", "bad", { args: cyclic }))).toContain(
+			"Arguments: [object Object]",
+		);
 	});
 
 	it("leaves out what the error does not have", () => {
@@ -83,14 +94,22 @@ describe("formatForModel", () => {
 	});
 
 	it("does not claim a logic line for a location in the module header", () => {
-		const header = formatForModel(new ForgeError("import", "import of 'os' is outside the core library.", { location: { file: "forge-demo.ts", line: 2, column: 1 }, source }));
+		const header = formatForModel(
+			new ForgeError("import", "import of 'os' is outside the core library.", {
+				location: { file: "forge-demo.ts", line: 2, column: 1 },
+				source,
+			}),
+		);
 		expect(header).toContain("at forge-demo.ts:2:1\n");
 		expect(header).not.toContain("of the logic");
 	});
 
 	it("keeps the focus line in a long, elided listing", () => {
 		const long = `export async function execute() {\n${Array.from({ length: 400 }, (_, i) => `const v${i + 1} = ${i + 1};`).join("\n")}\n}`;
-		const error = new ForgeError("runtime", "boom", { location: { file: "forge-demo.ts", line: 300, column: 1 }, source: long });
+		const error = new ForgeError("runtime", "boom", {
+			location: { file: "forge-demo.ts", line: 300, column: 1 },
+			source: long,
+		});
 		const listing = formatForModel(error, { maxSourceLines: 20 }).split("Source of forge-demo.ts:\n")[1].split("\n");
 		expect(listing).toHaveLength(22);
 		expect(listing).toContain("300 | const v299 = 299;");
@@ -101,7 +120,9 @@ describe("formatForModel", () => {
 describe("formatForModel for a fault that is not the logic's", () => {
 	it("shows what the call printed, redacted as prose and bounded to its end", () => {
 		const printed = `${"x".repeat(3000)}\nlast line with SECRET`;
-		const text = formatForModel(runtimeError.with({ console: printed }), { redact: { prose: (t) => t.replace("SECRET", "[redacted]"), code: (t) => t } });
+		const text = formatForModel(runtimeError.with({ console: printed }), {
+			redact: { prose: (t) => t.replace("SECRET", "[redacted]"), code: (t) => t },
+		});
 		const section = text.split("Console output of the call:\n")[1].split("\n\nHint:")[0];
 		expect(section).toMatch(/^… \(\d+ earlier characters left out\)\n/);
 		expect(section.endsWith("last line with [redacted]")).toBe(true);
@@ -112,7 +133,10 @@ describe("formatForModel for a fault that is not the logic's", () => {
 		for (const error of [
 			runtimeError.with({ origin: "input", hint: "Call the tool again with a params.file that exists." }),
 			runtimeError.with({ origin: "permission" }),
-			new ForgeError("permission", "'demo' may not run commands.", { ...runtimeError.details, hint: "agent-forge grant demo exec" }),
+			new ForgeError("permission", "'demo' may not run commands.", {
+				...runtimeError.details,
+				hint: "agent-forge grant demo exec",
+			}),
 		]) {
 			const text = formatForModel(error);
 			expect(text).not.toContain("Source of");
@@ -125,7 +149,10 @@ describe("formatForModel for a fault that is not the logic's", () => {
 
 describe("formatForPerson", () => {
 	it("is one line with tool, phase title, location and the first line of the message", () => {
-		const multi = new ForgeError("syntax", 'Unexpected ";"\nmore detail', { tool: "demo", location: { file: "forge-demo.ts", line: 12, column: 5 } });
+		const multi = new ForgeError("syntax", 'Unexpected ";"\nmore detail', {
+			tool: "demo",
+			location: { file: "forge-demo.ts", line: 12, column: 5 },
+		});
 		expect(formatForPerson(multi)).toBe('demo: syntax error at forge-demo.ts:12:5: Unexpected ";"');
 	});
 
@@ -163,9 +190,14 @@ describe("logicLineOf for hoisted imports", async () => {
 	const { renderTool } = await import("../../src/forge/render.ts");
 	const { loadTemplate } = await import("../../src/forge/template.ts");
 	it("maps an import moved to the top back to its line in the logic, and keeps the body's numbering", () => {
-		const { source } = renderTool(loadTemplate(), { name: "t", description: "d", parameters: { type: "object", properties: {} }, logic: '// note\nimport os from "os";\nimport fs from "fs";\nreturn os;' });
+		const { source } = renderTool(loadTemplate(), {
+			name: "t",
+			description: "d",
+			parameters: { type: "object", properties: {} },
+			logic: '// note\nimport os from "os";\nimport fs from "fs";\nreturn os;',
+		});
 		const lines = source.split("\n");
-		const lineOf = (text: string) => lines.findIndex((l) => l === text) + 1;
+		const lineOf = (text: string) => lines.indexOf(text) + 1;
 		expect(logicLineOf(source, lineOf('import os from "os";'))).toBe(2);
 		expect(logicLineOf(source, lineOf('import fs from "fs";'))).toBe(3);
 		expect(logicLineOf(source, lineOf("return os;"))).toBe(4);
@@ -178,15 +210,23 @@ describe("the commands that grant a refused permission", () => {
 		tool: "host-name",
 		hint: "This is a permission to grant, not a fault in the code of 'host-name'.",
 		source,
-		grants: ["agent-forge grant host-name read:/etc/hostname", "in pi's TUI: /forge grant host-name read:/etc/hostname"],
+		grants: [
+			"agent-forge grant host-name read:/etc/hostname",
+			"in pi's TUI: /forge grant host-name read:/etc/hostname",
+		],
 	});
 	/** Prose shortens paths outside the project; code only hides secrets. */
-	const redact = { prose: (text: string) => text.replaceAll("/etc/hostname", "<outside the project>/hostname"), code: (text: string) => text.replaceAll("s3cr3t", "[redacted]") };
+	const redact = {
+		prose: (text: string) => text.replaceAll("/etc/hostname", "<outside the project>/hostname"),
+		code: (text: string) => text.replaceAll("s3cr3t", "[redacted]"),
+	};
 
 	it("are shown exactly (scrubbed as code, not as prose), after the hint, with no source listing", () => {
 		const text = formatForModel(refused, { redact });
 		expect(text).toContain("may not read <outside the project>/hostname");
-		expect(text).toContain("\n\nTo grant it (holds from the next call, no restart):\n  agent-forge grant host-name read:/etc/hostname\n  in pi's TUI: /forge grant host-name read:/etc/hostname");
+		expect(text).toContain(
+			"\n\nTo grant it (holds from the next call, no restart):\n  agent-forge grant host-name read:/etc/hostname\n  in pi's TUI: /forge grant host-name read:/etc/hostname",
+		);
 		expect(text.indexOf("Hint:")).toBeLessThan(text.indexOf("To grant it"));
 		expect(text).not.toContain("Source of");
 	});

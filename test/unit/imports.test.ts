@@ -43,10 +43,25 @@ describe("findViolations: what passes", () => {
 
 describe("findViolations: what is refused", () => {
 	it("refuses modules outside the core library", () => {
-		for (const specifier of ["os", "node:os", "http", "node:http", "./x", "../x.js", "/abs/x.js", "lodash", "fs/../os"]) {
+		for (const specifier of [
+			"os",
+			"node:os",
+			"http",
+			"node:http",
+			"./x",
+			"../x.js",
+			"/abs/x.js",
+			"lodash",
+			"fs/../os",
+		]) {
 			const [violation, ...rest] = findViolations(`import x from "${specifier}";`);
 			expect(rest, specifier).toEqual([]);
-			expect(violation).toEqual({ construct: "import", message: `import of '${specifier}' is outside the core library.`, line: 1, column: 1 });
+			expect(violation).toEqual({
+				construct: "import",
+				message: `import of '${specifier}' is outside the core library.`,
+				line: 1,
+				column: 1,
+			});
 		}
 	});
 
@@ -96,7 +111,10 @@ describe("findViolations: what is refused", () => {
 		expect(constructs("process['dlopen'](m, f);")).toEqual(["process.dlopen"]);
 		expect(constructs("process._linkedBinding('x');")).toEqual(["process._linkedBinding"]);
 		expect(constructs("module.constructor._load('os');")).toEqual(["module.constructor"]);
-		expect(constructs("const x = {};\nx.constructor.constructor('return process')();")).toEqual([".constructor.constructor", ".constructor(…)"]);
+		expect(constructs("const x = {};\nx.constructor.constructor('return process')();")).toEqual([
+			".constructor.constructor",
+			".constructor(…)",
+		]);
 		expect(constructs("(async () => {}).constructor('return 1');")).toEqual([".constructor(…)"]);
 	});
 
@@ -114,7 +132,12 @@ describe("checkImports", () => {
 	const FILE = "forge-probe.ts";
 
 	async function check(logic: string) {
-		const rendered = renderTool(loadTemplate(), { name: "probe", description: "Probe.", parameters: { type: "object" }, logic });
+		const rendered = renderTool(loadTemplate(), {
+			name: "probe",
+			description: "Probe.",
+			parameters: { type: "object" },
+			logic,
+		});
 		const compiled = await transpile(rendered.source, FILE);
 		if (!compiled.ok) throw compiled.error;
 		return { ...rendered, result: checkImports(compiled.value.esm, FILE, rendered.source) };
@@ -123,12 +146,16 @@ describe("checkImports", () => {
 	const lineOf = (source: string, text: string) => source.split("\n").findIndex((line) => line.includes(text)) + 1;
 
 	it("passes a module that uses only the core library and type-only pi imports", async () => {
-		const { result } = await check('import { readFileSync } from "node:fs";\nimport path from "path";\nconst { spawnSync } = await import("node:child_process");\nreturn [readFileSync, path.sep, spawnSync].length;');
+		const { result } = await check(
+			'import { readFileSync } from "node:fs";\nimport path from "path";\nconst { spawnSync } = await import("node:child_process");\nreturn [readFileSync, path.sep, spawnSync].length;',
+		);
 		expect(result).toEqual({ ok: true, value: undefined });
 	});
 
 	it("locates a refused import() at its line and column in forge-<name>.ts", async () => {
-		const { source, logicStartLine, result } = await check('const a = 1;\nconst os = await import("node:os");\nreturn os.hostname() + a;');
+		const { source, logicStartLine, result } = await check(
+			'const a = 1;\nconst os = await import("node:os");\nreturn os.hostname() + a;',
+		);
 		if (result.ok) throw new Error("expected a refusal");
 		const line = logicStartLine + 1;
 		expect(source.split("\n")[line - 1]).toBe('const os = await import("node:os");');
@@ -146,7 +173,9 @@ describe("checkImports", () => {
 	});
 
 	it("names the first violation and lists the others as located notes", async () => {
-		const { source, result } = await check("const code = '1';\neval(code);\nconst f = new Function(code);\nreturn f();");
+		const { source, result } = await check(
+			"const code = '1';\neval(code);\nconst f = new Function(code);\nreturn f();",
+		);
 		if (result.ok) throw new Error("expected a refusal");
 		expect(result.error.message).toBe("`eval` is not allowed.");
 		expect(result.error.details.location?.line).toBe(lineOf(source, "eval(code)"));
@@ -157,7 +186,9 @@ describe("checkImports", () => {
 	});
 
 	it("refuses a value import of pi but not a type-only one", async () => {
-		const typeOnly = await check('import type { ToolDefinition } from "@mariozechner/pi-coding-agent";\nconst t: ToolDefinition | undefined = undefined;\nreturn t;');
+		const typeOnly = await check(
+			'import type { ToolDefinition } from "@mariozechner/pi-coding-agent";\nconst t: ToolDefinition | undefined = undefined;\nreturn t;',
+		);
 		expect(typeOnly.result.ok).toBe(true);
 		const value = await check('import { truncateHead } from "@mariozechner/pi-coding-agent";\nreturn truncateHead;');
 		if (value.result.ok) throw new Error("expected a refusal");
@@ -191,6 +222,9 @@ describe("more ways around the check", () => {
 		expect(constructsOf("const has = typeof require; const o = { require: 1 }; o.require;")).toEqual([]);
 	});
 	it("signals and exits through process", () => {
-		expect(constructsOf("process._kill(process.ppid, 9); process.kill(1);")).toEqual(["process._kill", "process.kill"]);
+		expect(constructsOf("process._kill(process.ppid, 9); process.kill(1);")).toEqual([
+			"process._kill",
+			"process.kill",
+		]);
 	});
 });

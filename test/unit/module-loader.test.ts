@@ -1,7 +1,7 @@
 // The run-time side of the import rule: a `require` that serves only the core library, and the module evaluator.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as typebox from "typebox";
+import type * as typebox from "typebox";
 import { describe, expect, it } from "vitest";
 import { ForgeError } from "../../src/errors/forge-error.ts";
 import { renderTool } from "../../src/forge/render.ts";
@@ -24,10 +24,10 @@ describe("coreLibraryRequire", () => {
 	const require = coreLibraryRequire("probe");
 
 	it("serves the core library in its accepted spellings", () => {
-		expect((require("fs") as typeof fs).readFileSync).toBe(fs.readFileSync);
+		expect((require("node:fs") as typeof fs).readFileSync).toBe(fs.readFileSync);
 		expect((require("node:fs") as typeof fs).readFileSync).toBe(fs.readFileSync);
 		expect((require("node:path") as typeof path).join).toBe(path.join);
-		expect(typeof (require("fs/promises") as { readFile: unknown }).readFile).toBe("function");
+		expect(typeof (require("node:fs/promises") as { readFile: unknown }).readFile).toBe("function");
 		expect(typeof (require("node:child_process") as { spawn: unknown }).spawn).toBe("function");
 	});
 
@@ -37,7 +37,11 @@ describe("coreLibraryRequire", () => {
 		expect(bare).toBe(sinclair);
 		expect(typeof sinclair.Type.Object).toBe("function");
 		expect(sinclair.Type.String()).toMatchObject({ type: "string" });
-		expect(sinclair.Type.Object({ a: sinclair.Type.Integer({ minimum: 1 }) })).toEqual({ type: "object", required: ["a"], properties: { a: { type: "integer", minimum: 1 } } });
+		expect(sinclair.Type.Object({ a: sinclair.Type.Integer({ minimum: 1 }) })).toEqual({
+			type: "object",
+			required: ["a"],
+			properties: { a: { type: "integer", minimum: 1 } },
+		});
 	});
 
 	it("refuses everything else with phase import, naming the module and the tool", () => {
@@ -58,22 +62,38 @@ describe("coreLibraryRequire", () => {
 
 describe("evaluateModule", () => {
 	it("runs CommonJS and returns its exports", () => {
-		const exports = evaluateModule("exports.answer = 42; module.exports.kind = typeof require;", "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		const exports = evaluateModule(
+			"exports.answer = 42; module.exports.kind = typeof require;",
+			"/virtual/forge-a.ts",
+			coreLibraryRequire("a"),
+		);
 		expect(exports).toEqual({ answer: 42, kind: "function" });
 	});
 
 	it("uses a replaced module.exports", () => {
-		expect(evaluateModule("module.exports = { replaced: true };", "/virtual/forge-a.ts", coreLibraryRequire("a"))).toEqual({ replaced: true });
+		expect(
+			evaluateModule("module.exports = { replaced: true };", "/virtual/forge-a.ts", coreLibraryRequire("a")),
+		).toEqual({ replaced: true });
 	});
 
 	it("gives the module the require it was passed, which refuses outside the core library", () => {
-		expect(() => evaluateModule('require("node:os");', "/virtual/forge-a.ts", coreLibraryRequire("a"))).toThrow(ForgeError);
-		const exports = evaluateModule('exports.sep = require("node:path").sep;', "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		expect(() => evaluateModule('require("node:os");', "/virtual/forge-a.ts", coreLibraryRequire("a"))).toThrow(
+			ForgeError,
+		);
+		const exports = evaluateModule(
+			'exports.sep = require("node:path").sep;',
+			"/virtual/forge-a.ts",
+			coreLibraryRequire("a"),
+		);
 		expect(exports.sep).toBe(path.sep);
 	});
 
 	it("names the filename in stack frames and as __filename", () => {
-		const exports = evaluateModule("exports.file = __filename;\nexports.boom = () => {\n  throw new Error('x');\n};", "/virtual/forge-a.ts", coreLibraryRequire("a"));
+		const exports = evaluateModule(
+			"exports.file = __filename;\nexports.boom = () => {\n  throw new Error('x');\n};",
+			"/virtual/forge-a.ts",
+			coreLibraryRequire("a"),
+		);
 		expect(exports.file).toBe("/virtual/forge-a.ts");
 		let stack = "";
 		try {
@@ -95,36 +115,73 @@ describe("every import form reaches the runner's module provider", () => {
 	const provide = (specifier: string) => facades[specifier.startsWith("node:") ? specifier : `node:${specifier}`];
 
 	async function run(logic: string): Promise<unknown> {
-		const { source } = renderTool(loadTemplate(), { name: "forms", description: "Forms.", parameters: { type: "object" }, logic });
+		const { source } = renderTool(loadTemplate(), {
+			name: "forms",
+			description: "Forms.",
+			parameters: { type: "object" },
+			logic,
+		});
 		const compiled = await transpile(source, "forge-forms.ts");
 		if (!compiled.ok) throw compiled.error;
-		const exports = evaluateModule(compiled.value.cjs.code, "/virtual/forge-forms.ts", coreLibraryRequire("forms", provide));
+		const exports = evaluateModule(
+			compiled.value.cjs.code,
+			"/virtual/forge-forms.ts",
+			coreLibraryRequire("forms", provide),
+		);
 		return (exports.execute as (p: unknown) => Promise<unknown>)({});
 	}
 
 	it.each([
-		["a destructured dynamic import", 'const { readFile } = await import("node:fs/promises");\nreturn await readFile("x");', "from the promises facade"],
+		[
+			"a destructured dynamic import",
+			'const { readFile } = await import("node:fs/promises");\nreturn await readFile("x");',
+			"from the promises facade",
+		],
 		["a dynamic import's default", 'const fs = (await import("fs")).default;\nreturn fs.tag;', "fs facade"],
 		["a dynamic import's namespace", 'const ns = await import("node:path");\nreturn ns.sep;', "|"],
 		["require", 'const fs = require("node:fs");\nreturn fs.readFileSync("x");', "from the fs facade"],
 		["a default import", 'import fs from "node:fs";\nreturn fs.tag;', "fs facade"],
 		["a namespace import", 'import * as path from "path";\nreturn path.sep;', "|"],
-		["a named import", 'import { readFile } from "node:fs/promises";\nreturn await readFile("x");', "from the promises facade"],
+		[
+			"a named import",
+			'import { readFile } from "node:fs/promises";\nreturn await readFile("x");',
+			"from the promises facade",
+		],
 		["import-equals", 'import fs = require("node:fs");\nreturn fs.tag;', "fs facade"],
-		["a type-only import beside a value import", 'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";\nimport { sep } from "node:path";\nconst api: ExtensionAPI | undefined = undefined;\nreturn api ?? sep;', "|"],
+		[
+			"a type-only import beside a value import",
+			'import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";\nimport { sep } from "node:path";\nconst api: ExtensionAPI | undefined = undefined;\nreturn api ?? sep;',
+			"|",
+		],
 	])("%s", async (_form, logic, expected) => {
 		expect(await run(logic)).toBe(expected);
 	});
 
 	it("gives a dynamic import the very object a static import gets", async () => {
-		expect(await run('import * as fs from "node:fs";\nconst dynamic = await import("node:fs");\nreturn dynamic.default === fs.default && dynamic.default === require("node:fs");')).toBe(true);
+		expect(
+			await run(
+				'import * as fs from "node:fs";\nconst dynamic = await import("node:fs");\nreturn dynamic.default === fs.default && dynamic.default === require("node:fs");',
+			),
+		).toBe(true);
 	});
 
 	it("rejects a dynamic import of a module outside the core library the way require refuses it", async () => {
-		const { source } = renderTool(loadTemplate(), { name: "forms", description: "Forms.", parameters: { type: "object" }, logic: 'return await import("node:os");' });
+		const { source } = renderTool(loadTemplate(), {
+			name: "forms",
+			description: "Forms.",
+			parameters: { type: "object" },
+			logic: 'return await import("node:os");',
+		});
 		const compiled = await transpile(source, "forge-forms.ts");
 		if (!compiled.ok) throw compiled.error;
-		const exports = evaluateModule(compiled.value.cjs.code, "/virtual/forge-forms.ts", coreLibraryRequire("forms", provide));
-		await expect((exports.execute as (p: unknown) => Promise<unknown>)({})).rejects.toMatchObject({ phase: "import", message: expect.stringContaining('require("node:os") was refused at run time') });
+		const exports = evaluateModule(
+			compiled.value.cjs.code,
+			"/virtual/forge-forms.ts",
+			coreLibraryRequire("forms", provide),
+		);
+		await expect((exports.execute as (p: unknown) => Promise<unknown>)({})).rejects.toMatchObject({
+			phase: "import",
+			message: expect.stringContaining('require("node:os") was refused at run time'),
+		});
 	});
 });

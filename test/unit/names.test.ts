@@ -90,7 +90,9 @@ describe("validateName", () => {
 			["bash", "pi's built-in tool"],
 			["web-search", "the extension at /ext/search.ts"],
 		]);
-		expect(refusal("bash", taken).message).toBe("The name 'bash' is already held by pi's built-in tool, which is not a forged tool.");
+		expect(refusal("bash", taken).message).toBe(
+			"The name 'bash' is already held by pi's built-in tool, which is not a forged tool.",
+		);
 		expect(refusal("web-search", taken).message).toContain("the extension at /ext/search.ts");
 		expect(refusal("bash", taken).details.hint).toContain("'bash-forged'");
 		expect(validateName("bash-forged", taken)).toEqual({ ok: true, value: "bash-forged" });
@@ -119,7 +121,15 @@ describe("suggestName", () => {
 	});
 
 	it("always suggests a name that matches the pattern", () => {
-		for (const raw of ["My Tool", "__init__", "café au lait", "a\u0000b", "..", "UPPER_case-Mixed 42", "x".repeat(80)]) {
+		for (const raw of [
+			"My Tool",
+			"__init__",
+			"café au lait",
+			"a\u0000b",
+			"..",
+			"UPPER_case-Mixed 42",
+			"x".repeat(80),
+		]) {
 			expect(suggestName(raw)).toMatch(NAME_PATTERN);
 		}
 	});

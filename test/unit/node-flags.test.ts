@@ -1,6 +1,11 @@
 // Node's permission flags, chosen from the version of the Node that runs the runner host.
 import { describe, expect, it } from "vitest";
-import { canDenyNetwork, parseNodeVersion, permissionFlag, permissionFlags } from "../../src/runtime/isolated/node-flags.ts";
+import {
+	canDenyNetwork,
+	parseNodeVersion,
+	permissionFlag,
+	permissionFlags,
+} from "../../src/runtime/isolated/node-flags.ts";
 
 describe("the permission flag for each Node", () => {
 	it.each([
@@ -19,7 +24,11 @@ describe("the permission flag for each Node", () => {
 
 	it("the Node running these tests accepts the flag chosen for it", async () => {
 		const { spawnSync } = await import("node:child_process");
-		const run = spawnSync(process.execPath, [...permissionFlags(parseNodeVersion(process.version), { readRoots: ["/"], network: true }), "-e", "process.exit(7)"]);
+		const run = spawnSync(process.execPath, [
+			...permissionFlags(parseNodeVersion(process.version), { readRoots: ["/"], network: true }),
+			"-e",
+			"process.exit(7)",
+		]);
 		expect(run.stderr.toString()).toBe("");
 		expect(run.status).toBe(7);
 	});
@@ -39,7 +48,11 @@ describe("the rest of the flags", () => {
 		expect(canDenyNetwork(parseNodeVersion("v24.21.0"))).toBe(false);
 		expect(canDenyNetwork(parseNodeVersion("v25.0.0"))).toBe(true);
 		expect(permissionFlags(parseNodeVersion("v26.10.0"), { readRoots: [], network: true })).toContain("--allow-net");
-		expect(permissionFlags(parseNodeVersion("v26.10.0"), { readRoots: [], network: false })).not.toContain("--allow-net");
-		expect(permissionFlags(parseNodeVersion("v24.21.0"), { readRoots: [], network: true })).not.toContain("--allow-net");
+		expect(permissionFlags(parseNodeVersion("v26.10.0"), { readRoots: [], network: false })).not.toContain(
+			"--allow-net",
+		);
+		expect(permissionFlags(parseNodeVersion("v24.21.0"), { readRoots: [], network: true })).not.toContain(
+			"--allow-net",
+		);
 	});
 });

@@ -1,7 +1,7 @@
 // The note on forged tools not offered, put into either pi line's system prompt.
 import { describe, expect, it } from "vitest";
-import { NOTE_SECTION } from "../../src/pi/offer-text.ts";
 import { withOfferNote } from "../../src/pi/offer-note-hook.ts";
+import { NOTE_SECTION } from "../../src/pi/offer-text.ts";
 
 describe("withOfferNote", () => {
 	it("current line: a prompt section of its own, removed when there is nothing to say", () => {
@@ -13,7 +13,9 @@ describe("withOfferNote", () => {
 	});
 
 	it("legacy line: appended to the system prompt, which is left alone when there is nothing to say", () => {
-		expect(withOfferNote({ systemPrompt: "base", systemPromptOptions: {} }, "Forged tools not offered…")).toEqual({ systemPrompt: "base\n\nForged tools not offered…" });
+		expect(withOfferNote({ systemPrompt: "base", systemPromptOptions: {} }, "Forged tools not offered…")).toEqual({
+			systemPrompt: "base\n\nForged tools not offered…",
+		});
 		expect(withOfferNote({ systemPrompt: "base" }, undefined)).toBeUndefined();
 	});
 });

@@ -39,12 +39,16 @@ describe("toPiError redaction", () => {
 		process.env.FORGE_TEST_API_TOKEN = "very-secret-token-value-123";
 		try {
 			const source = 'const p = "/etc/hosts";\nreturn p;';
-			const error = new ForgeError("runtime", "failed reading /home/someone/private/notes.txt with very-secret-token-value-123", {
-				tool: "t",
-				source,
-				args: { key: "ghp_7Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8jAbCdEf" },
-				location: { file: "forge-t.ts", line: 1, column: 11 },
-			});
+			const error = new ForgeError(
+				"runtime",
+				"failed reading /home/someone/private/notes.txt with very-secret-token-value-123",
+				{
+					tool: "t",
+					source,
+					args: { key: "ghp_7Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8jAbCdEf" },
+					location: { file: "forge-t.ts", line: 1, column: 11 },
+				},
+			);
 			const text = toPiError(error, "/work/project").message;
 			expect(text).not.toContain("very-secret-token-value-123");
 			expect(text).not.toContain("/home/someone/private");

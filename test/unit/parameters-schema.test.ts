@@ -3,7 +3,11 @@ import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { validateParametersSchema } from "../../src/schema/parameters-schema.ts";
 
-const textSchema = { type: "object", properties: { text: { type: "string", description: "The text" } }, required: ["text"] };
+const textSchema = {
+	type: "object",
+	properties: { text: { type: "string", description: "The text" } },
+	required: ["text"],
+};
 
 function refusal(input: unknown) {
 	const result = validateParametersSchema(input);
@@ -69,8 +73,14 @@ describe("validateParametersSchema", () => {
 		const error = refusal({ type: "object", properties: { count: { type: "strin" } } });
 		expect(error.message).toBe("parametersSchema is not a valid JSON Schema:");
 		expect(error.details.notes?.length).toBeGreaterThan(0);
-		expect(error.details.notes?.some((note) => note.startsWith("parametersSchema.properties.count.type: "))).toBe(true);
-		expect(error.details.notes?.some((note) => note.includes("must be equal to one of the allowed values") && note.includes("string"))).toBe(true);
+		expect(error.details.notes?.some((note) => note.startsWith("parametersSchema.properties.count.type: "))).toBe(
+			true,
+		);
+		expect(
+			error.details.notes?.some(
+				(note) => note.includes("must be equal to one of the allowed values") && note.includes("string"),
+			),
+		).toBe(true);
 	});
 
 	it("notes a required list that is not an array of strings", () => {
@@ -84,7 +94,11 @@ describe("validateParametersSchema", () => {
 	});
 
 	it("accepts a $ref that resolves", () => {
-		const schema = { type: "object", definitions: { n: { type: "number" } }, properties: { a: { $ref: "#/definitions/n" } } };
+		const schema = {
+			type: "object",
+			definitions: { n: { type: "number" } },
+			properties: { a: { $ref: "#/definitions/n" } },
+		};
 		expect(validateParametersSchema(schema)).toEqual({ ok: true, value: schema });
 	});
 
@@ -95,13 +109,18 @@ describe("validateParametersSchema", () => {
 	});
 
 	it("strips a TypeBox schema (its hidden '~kind' keys) to plain JSON", () => {
-		const typebox = Type.Object({ text: Type.String({ description: "The text" }), count: Type.Optional(Type.Number()) });
+		const typebox = Type.Object({
+			text: Type.String({ description: "The text" }),
+			count: Type.Optional(Type.Number()),
+		});
 		expect(Object.getOwnPropertyNames(typebox)).toContain("~kind");
 		const result = validateParametersSchema(typebox);
 		if (!result.ok) throw result.error;
 		expect(Object.getOwnPropertyNames(result.value)).not.toContain("~kind");
 		expect(Object.getOwnPropertyNames(result.value.properties as object)).toEqual(["text", "count"]);
-		expect(Object.getOwnPropertyNames((result.value.properties as Record<string, object>).text)).not.toContain("~kind");
+		expect(Object.getOwnPropertyNames((result.value.properties as Record<string, object>).text)).not.toContain(
+			"~kind",
+		);
 		expect(result.value).toEqual({
 			type: "object",
 			properties: { text: { type: "string", description: "The text" }, count: { type: "number" } },
@@ -113,12 +132,19 @@ describe("validateParametersSchema", () => {
 describe("schemas that once broke the shared Ajv", () => {
 	it("a schema with an $id can be re-forged with a different shape", () => {
 		expect(validateParametersSchema({ type: "object", $id: "same-id" }).ok).toBe(true);
-		const changed = validateParametersSchema({ type: "object", $id: "same-id", properties: { a: { type: "string" } } });
+		const changed = validateParametersSchema({
+			type: "object",
+			$id: "same-id",
+			properties: { a: { type: "string" } },
+		});
 		expect(changed.ok).toBe(true);
 	});
 
 	it("a schema declaring another draft is read as draft-07 instead of throwing", () => {
-		const result = validateParametersSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
+		const result = validateParametersSchema({
+			$schema: "https://json-schema.org/draft/2020-12/schema",
+			type: "object",
+		});
 		expect(result.ok).toBe(true);
 	});
 
@@ -139,7 +165,9 @@ describe("required names declared properties", () => {
 
 	it("refuses a required name that properties does not declare, with a did-you-mean", () => {
 		const error = schemaError({ type: "object", properties: { text: { type: "string" } }, required: ["txt"] });
-		expect(error.message).toBe("parametersSchema.required names 'txt', but parametersSchema.properties does not declare it (it declares: text).");
+		expect(error.message).toBe(
+			"parametersSchema.required names 'txt', but parametersSchema.properties does not declare it (it declares: text).",
+		);
 		expect(error.details.hint).toMatch(/^Did you mean 'text'\?/);
 	});
 
@@ -149,7 +177,10 @@ describe("required names declared properties", () => {
 			properties: {
 				path: { type: "string" },
 				options: { type: "object", properties: { limit: { type: "integer" } }, required: ["limt"] },
-				rows: { type: "array", items: { type: "object", properties: { id: { type: "string" } }, required: ["ID", "id"] } },
+				rows: {
+					type: "array",
+					items: { type: "object", properties: { id: { type: "string" } }, required: ["ID", "id"] },
+				},
 			},
 			required: ["path", "pth"],
 		});
@@ -167,8 +198,18 @@ describe("required names declared properties", () => {
 	});
 
 	it("accepts names covered by patternProperties, and required in anyOf branches without properties", () => {
-		expect(validateParametersSchema({ type: "object", patternProperties: { "^x-": { type: "string" } }, required: ["x-id"] }).ok).toBe(true);
-		const either = { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] };
+		expect(
+			validateParametersSchema({
+				type: "object",
+				patternProperties: { "^x-": { type: "string" } },
+				required: ["x-id"],
+			}).ok,
+		).toBe(true);
+		const either = {
+			type: "object",
+			properties: { a: { type: "string" }, b: { type: "string" } },
+			anyOf: [{ required: ["a"] }, { required: ["b"] }],
+		};
 		expect(validateParametersSchema(either).ok).toBe(true);
 	});
 });

@@ -6,7 +6,13 @@ import { piSafeSchema } from "../../src/schema/pi-schema.ts";
 
 describe("piSafeSchema", () => {
 	it("leaves out patterns, keeping them in the description for the model", () => {
-		expect(piSafeSchema({ type: "object", properties: { code: { type: "string", pattern: "^(a+)+$", description: "A code." } }, required: ["code"] })).toEqual({
+		expect(
+			piSafeSchema({
+				type: "object",
+				properties: { code: { type: "string", pattern: "^(a+)+$", description: "A code." } },
+				required: ["code"],
+			}),
+		).toEqual({
 			type: "object",
 			properties: { code: { type: "string", description: "A code. Must match the regular expression /^(a+)+$/." } },
 			required: ["code"],
@@ -17,20 +23,44 @@ describe("piSafeSchema", () => {
 		const schema = {
 			type: "object",
 			properties: {
-				list: { type: "array", items: { anyOf: [{ $ref: "#/$defs/a" }, { type: "object", patternProperties: { "^x": {} }, additionalProperties: false, propertyNames: { pattern: "^(\\w+)*$" } }] } },
+				list: {
+					type: "array",
+					items: {
+						anyOf: [
+							{ $ref: "#/$defs/a" },
+							{
+								type: "object",
+								patternProperties: { "^x": {} },
+								additionalProperties: false,
+								propertyNames: { pattern: "^(\\w+)*$" },
+							},
+						],
+					},
+				},
 			},
 			$defs: { a: { type: "number" } },
 		};
-		expect(piSafeSchema(schema)).toEqual({ type: "object", properties: { list: { type: "array", items: { anyOf: [{}, { type: "object" }] } } } });
+		expect(piSafeSchema(schema)).toEqual({
+			type: "object",
+			properties: { list: { type: "array", items: { anyOf: [{}, { type: "object" }] } } },
+		});
 	});
 
 	it("keeps everything else as it is", () => {
-		const schema = { type: "object", properties: { n: { type: "integer", minimum: 1, enum: [1, 2] }, flag: { type: "boolean", default: false } }, additionalProperties: false };
+		const schema = {
+			type: "object",
+			properties: { n: { type: "integer", minimum: 1, enum: [1, 2] }, flag: { type: "boolean", default: false } },
+			additionalProperties: false,
+		};
 		expect(piSafeSchema(schema)).toEqual(schema);
 	});
 
 	it("what it returns needs no bound", () => {
-		const schema = { type: "object", properties: { a: { pattern: "x" }, b: { $ref: "#/$defs/b" } }, $defs: { b: { patternProperties: { y: {} } } } };
+		const schema = {
+			type: "object",
+			properties: { a: { pattern: "x" }, b: { $ref: "#/$defs/b" } },
+			$defs: { b: { patternProperties: { y: {} } } },
+		};
 		expect(needsBound(schema)).toBe(true);
 		expect(needsBound(piSafeSchema(schema))).toBe(false);
 	});

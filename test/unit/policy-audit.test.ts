@@ -3,7 +3,7 @@ import { appendFile, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AuditRecord, AuditLog, readAudit } from "../../src/policy/audit-log.ts";
+import { AuditLog, type AuditRecord, readAudit } from "../../src/policy/audit-log.ts";
 
 let dir: string;
 
@@ -33,7 +33,9 @@ describe("AuditLog", () => {
 		const text = await readFile(log.file, "utf8");
 		const lines = text.trimEnd().split("\n");
 		expect(lines).toHaveLength(100);
-		expect(lines.map((line) => JSON.parse(line).capability)).toEqual(Array.from({ length: 100 }, (_, i) => `read:/data/${i}`));
+		expect(lines.map((line) => JSON.parse(line).capability)).toEqual(
+			Array.from({ length: 100 }, (_, i) => `read:/data/${i}`),
+		);
 		expect(await readAudit(log.file)).toEqual(Array.from({ length: 100 }, (_, i) => record(i)));
 	});
 
@@ -45,7 +47,11 @@ describe("AuditLog", () => {
 		await first;
 		log.append(record(2));
 		await log.flush();
-		expect((await readAudit(log.file)).map((r) => r.capability)).toEqual(["read:/data/0", "read:/data/1", "read:/data/2"]);
+		expect((await readAudit(log.file)).map((r) => r.capability)).toEqual([
+			"read:/data/0",
+			"read:/data/1",
+			"read:/data/2",
+		]);
 	});
 
 	it("appends to what is already there", async () => {
@@ -101,7 +107,7 @@ describe("readAudit", () => {
 		log.append(record(0));
 		await log.flush();
 		await appendFile(file, '{"at":"2024-01-01T00:00:00.000Z","tool":"cut sho\n');
-		await appendFile(file, "42\nnull\n{\"no\":\"fields\"}\n\n");
+		await appendFile(file, '42\nnull\n{"no":"fields"}\n\n');
 		log.append(record(1));
 		await log.flush();
 		expect((await readAudit(file)).map((r) => r.capability)).toEqual(["read:/data/0", "read:/data/1"]);

@@ -1,6 +1,12 @@
 // Capabilities: their grant keys, how a person reads them, and the environment every tool may see.
 import { describe, expect, it } from "vitest";
-import { type Capability, SAFE_ENV, capabilityKey, describeCapability, safeEnvironment } from "../../src/policy/capability.ts";
+import {
+	type Capability,
+	capabilityKey,
+	describeCapability,
+	SAFE_ENV,
+	safeEnvironment,
+} from "../../src/policy/capability.ts";
 
 describe("capabilityKey", () => {
 	it.each<[Capability, string]>([
@@ -35,7 +41,12 @@ describe("describeCapability", () => {
 	});
 
 	it("shows terminal escapes in a path, a variable's name or a command instead of sending them", () => {
-		for (const capability of [{ kind: "fs-read", path: "/tmp/\u001b[2J" }, { kind: "fs-write", path: "/tmp/\u001b]0;x\u0007" }, { kind: "env", name: "A\u001bB" }, { kind: "exec", program: "sh", commandLine: "echo \u001b[31m" }] as Capability[]) {
+		for (const capability of [
+			{ kind: "fs-read", path: "/tmp/\u001b[2J" },
+			{ kind: "fs-write", path: "/tmp/\u001b]0;x\u0007" },
+			{ kind: "env", name: "A\u001bB" },
+			{ kind: "exec", program: "sh", commandLine: "echo \u001b[31m" },
+		] as Capability[]) {
 			expect(describeCapability(capability)).not.toMatch(/[\u0000-\u001f]/);
 			expect(describeCapability(capability)).toContain("\\e");
 		}
@@ -48,7 +59,29 @@ describe("describeCapability", () => {
 
 describe("safe environment", () => {
 	it("holds the names that locate things and shape output", () => {
-		for (const name of ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "TMPDIR", "TEMP", "TMP", "PWD", "NODE_ENV", "CI", "COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR"]) {
+		for (const name of [
+			"PATH",
+			"HOME",
+			"USER",
+			"LOGNAME",
+			"SHELL",
+			"LANG",
+			"LANGUAGE",
+			"LC_ALL",
+			"LC_CTYPE",
+			"TERM",
+			"TZ",
+			"TMPDIR",
+			"TEMP",
+			"TMP",
+			"PWD",
+			"NODE_ENV",
+			"CI",
+			"COLUMNS",
+			"LINES",
+			"NO_COLOR",
+			"FORCE_COLOR",
+		]) {
 			expect(SAFE_ENV.has(name), name).toBe(true);
 		}
 		expect(SAFE_ENV.size).toBe(21);
@@ -56,7 +89,14 @@ describe("safe environment", () => {
 	});
 
 	it("keeps only safe variables that have a value", () => {
-		const env = { PATH: "/usr/bin", HOME: "/home/me", OPENAI_API_KEY: "sk-secret", AWS_SECRET_ACCESS_KEY: "x", TERM: undefined, path: "/lower" };
+		const env = {
+			PATH: "/usr/bin",
+			HOME: "/home/me",
+			OPENAI_API_KEY: "sk-secret",
+			AWS_SECRET_ACCESS_KEY: "x",
+			TERM: undefined,
+			path: "/lower",
+		};
 		expect(safeEnvironment(env)).toEqual({ PATH: "/usr/bin", HOME: "/home/me" });
 	});
 });

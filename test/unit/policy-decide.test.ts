@@ -2,7 +2,17 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { Capability } from "../../src/policy/capability.ts";
-import { type Decision, type PolicyContext, REASONS, decide, grantCommands, grantCovers, isInside, protectedReason, refusalHint } from "../../src/policy/decide.ts";
+import {
+	type Decision,
+	decide,
+	grantCommands,
+	grantCovers,
+	isInside,
+	type PolicyContext,
+	protectedReason,
+	REASONS,
+	refusalHint,
+} from "../../src/policy/decide.ts";
 import { protectedLocations } from "../../src/policy/protected.ts";
 
 type Policy = PolicyContext["policy"];
@@ -17,7 +27,10 @@ function context(policy: Policy, grants: Partial<PolicyContext["grants"]> = {}):
 		policy,
 		projectDir: PROJECT,
 		tempDir: "/tmp",
-		protected: [{ path: TOOLBOX, what: "the toolbox" }, { path: FORGE_CONFIG, what: "Agent Forge's settings and grants" }],
+		protected: [
+			{ path: TOOLBOX, what: "the toolbox" },
+			{ path: FORGE_CONFIG, what: "Agent Forge's settings and grants" },
+		],
 		grants: { allow: grants.allow ?? [], deny: grants.deny ?? [] },
 	};
 }
@@ -40,21 +53,75 @@ describe("decide, without remembered grants", () => {
 	const rows: Array<[string, Capability, Decision, Decision, Decision]> = [
 		["write in the toolbox", write(`${TOOLBOX}/forge-x.ts`), TOOLBOX_DENIED, TOOLBOX_DENIED, TOOLBOX_DENIED],
 		["write the toolbox dir itself", write(TOOLBOX), TOOLBOX_DENIED, TOOLBOX_DENIED, TOOLBOX_DENIED],
-		["write the grants file", write(`${FORGE_CONFIG}/grants.json`), SETTINGS_DENIED, SETTINGS_DENIED, SETTINGS_DENIED],
-		["write in the project", write(`${PROJECT}/src/a.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
+		[
+			"write the grants file",
+			write(`${FORGE_CONFIG}/grants.json`),
+			SETTINGS_DENIED,
+			SETTINGS_DENIED,
+			SETTINGS_DENIED,
+		],
+		[
+			"write in the project",
+			write(`${PROJECT}/src/a.ts`),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+		],
 		// The project folder holds the toolbox: writing it as a whole (rm -r, rename) would take the toolbox along.
 		["write the project dir", write(PROJECT), HOLDER_DENIED, HOLDER_DENIED, HOLDER_DENIED],
-		["read in the project", read(`${PROJECT}/README.md`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
-		["read the toolbox", read(`${TOOLBOX}/forge-x.ts`), allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
-		["write in the temp dir", write("/tmp/out.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
-		["read in the temp dir", read("/tmp/in.txt"), allow(REASONS.insideTemp), allow(REASONS.insideTemp), allow(REASONS.insideTemp)],
+		[
+			"read in the project",
+			read(`${PROJECT}/README.md`),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+		],
+		[
+			"read the toolbox",
+			read(`${TOOLBOX}/forge-x.ts`),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+		],
+		[
+			"write in the temp dir",
+			write("/tmp/out.txt"),
+			allow(REASONS.insideTemp),
+			allow(REASONS.insideTemp),
+			allow(REASONS.insideTemp),
+		],
+		[
+			"read in the temp dir",
+			read("/tmp/in.txt"),
+			allow(REASONS.insideTemp),
+			allow(REASONS.insideTemp),
+			allow(REASONS.insideTemp),
+		],
 		["read outside", read("/etc/hosts"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
 		["write outside", write("/etc/hosts"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["read a sibling with the project as prefix", read("/home/me/project-other/x"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
+		[
+			"read a sibling with the project as prefix",
+			read("/home/me/project-other/x"),
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
 		["read the project's parent", read("/home/me"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
 		["read an escaping path", read(`${PROJECT}/../secrets`), deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["read a relative path", read("src/a.ts"), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute)],
-		["write a relative path", write("../x"), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute), deny(REASONS.notAbsolute)],
+		[
+			"read a relative path",
+			read("src/a.ts"),
+			deny(REASONS.notAbsolute),
+			deny(REASONS.notAbsolute),
+			deny(REASONS.notAbsolute),
+		],
+		[
+			"write a relative path",
+			write("../x"),
+			deny(REASONS.notAbsolute),
+			deny(REASONS.notAbsolute),
+			deny(REASONS.notAbsolute),
+		],
 		["see a safe variable", env("PATH"), allow(REASONS.safeEnv), allow(REASONS.safeEnv), allow(REASONS.safeEnv)],
 		["see a secret variable", env("OPENAI_API_KEY"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
 		["run a program", exec("git", "git status"), deny(REASONS.strict), ask, allow(REASONS.permissive)],
@@ -71,7 +138,10 @@ describe("decide, without remembered grants", () => {
 	}
 
 	it("keeps a protected dir inside the project closed even under permissive", () => {
-		const inside = { ...context("permissive"), protected: [{ path: `${PROJECT}/.pi/forge/extensions`, what: "the toolbox" }] };
+		const inside = {
+			...context("permissive"),
+			protected: [{ path: `${PROJECT}/.pi/forge/extensions`, what: "the toolbox" }],
+		};
 		expect(decide(write(`${PROJECT}/.pi/forge/extensions/forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
 		expect(decide(write(`${PROJECT}/.pi/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
 		expect(decide(write(`${PROJECT}/.pi/forge/extensions-not/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
@@ -94,21 +164,126 @@ describe("decide, without remembered grants", () => {
 
 describe("decide, with remembered grants", () => {
 	const rows: Array<[string, Capability, Partial<PolicyContext["grants"]>, Decision, Decision, Decision]> = [
-		["remembered allow", exec("git"), { allow: ["exec:git"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
-		["remembered deny", exec("git"), { deny: ["exec:git"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
-		["deny beats allow", exec("git"), { allow: ["exec:git"], deny: ["exec:git"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
-		["another program's grant", exec("curl"), { allow: ["exec:git"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["an env grant", env("GITHUB_TOKEN"), { allow: ["env:GITHUB_TOKEN"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
-		["an inline grant", inline, { allow: ["inline"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
-		["a prefix grant, a file below", read("/data/a/b.csv"), { allow: ["read:/data/"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
-		["a prefix grant, the dir itself", read("/data"), { allow: ["read:/data/"] }, deny(REASONS.strict), allow(REASONS.rememberedAllow), allow(REASONS.rememberedAllow)],
-		["a prefix grant, a sibling sharing the prefix", read("/database/x"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["a prefix grant, escaping with ..", read("/data/../etc/passwd"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["a read grant does not cover a write", write("/data/x"), { allow: ["read:/data/"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["an exact file grant does not cover a dir below", read("/data/x/y"), { allow: ["read:/data/x"] }, deny(REASONS.strict), ask, allow(REASONS.permissive)],
-		["a prefix deny under a prefix allow", read("/data/secret/k"), { allow: ["read:/data/"], deny: ["read:/data/secret/"] }, deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny), deny(REASONS.rememberedDeny)],
-		["a remembered deny inside the project does not matter", read(`${PROJECT}/a`), { deny: [`read:${PROJECT}/a`] }, allow(REASONS.insideProject), allow(REASONS.insideProject), allow(REASONS.insideProject)],
-		["a remembered deny of a safe variable does not matter", env("HOME"), { deny: ["env:HOME"] }, allow(REASONS.safeEnv), allow(REASONS.safeEnv), allow(REASONS.safeEnv)],
+		[
+			"remembered allow",
+			exec("git"),
+			{ allow: ["exec:git"] },
+			deny(REASONS.strict),
+			allow(REASONS.rememberedAllow),
+			allow(REASONS.rememberedAllow),
+		],
+		[
+			"remembered deny",
+			exec("git"),
+			{ deny: ["exec:git"] },
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+		],
+		[
+			"deny beats allow",
+			exec("git"),
+			{ allow: ["exec:git"], deny: ["exec:git"] },
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+		],
+		[
+			"another program's grant",
+			exec("curl"),
+			{ allow: ["exec:git"] },
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
+		[
+			"an env grant",
+			env("GITHUB_TOKEN"),
+			{ allow: ["env:GITHUB_TOKEN"] },
+			deny(REASONS.strict),
+			allow(REASONS.rememberedAllow),
+			allow(REASONS.rememberedAllow),
+		],
+		[
+			"an inline grant",
+			inline,
+			{ allow: ["inline"] },
+			deny(REASONS.strict),
+			allow(REASONS.rememberedAllow),
+			allow(REASONS.rememberedAllow),
+		],
+		[
+			"a prefix grant, a file below",
+			read("/data/a/b.csv"),
+			{ allow: ["read:/data/"] },
+			deny(REASONS.strict),
+			allow(REASONS.rememberedAllow),
+			allow(REASONS.rememberedAllow),
+		],
+		[
+			"a prefix grant, the dir itself",
+			read("/data"),
+			{ allow: ["read:/data/"] },
+			deny(REASONS.strict),
+			allow(REASONS.rememberedAllow),
+			allow(REASONS.rememberedAllow),
+		],
+		[
+			"a prefix grant, a sibling sharing the prefix",
+			read("/database/x"),
+			{ allow: ["read:/data/"] },
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
+		[
+			"a prefix grant, escaping with ..",
+			read("/data/../etc/passwd"),
+			{ allow: ["read:/data/"] },
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
+		[
+			"a read grant does not cover a write",
+			write("/data/x"),
+			{ allow: ["read:/data/"] },
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
+		[
+			"an exact file grant does not cover a dir below",
+			read("/data/x/y"),
+			{ allow: ["read:/data/x"] },
+			deny(REASONS.strict),
+			ask,
+			allow(REASONS.permissive),
+		],
+		[
+			"a prefix deny under a prefix allow",
+			read("/data/secret/k"),
+			{ allow: ["read:/data/"], deny: ["read:/data/secret/"] },
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+			deny(REASONS.rememberedDeny),
+		],
+		[
+			"a remembered deny inside the project does not matter",
+			read(`${PROJECT}/a`),
+			{ deny: [`read:${PROJECT}/a`] },
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+			allow(REASONS.insideProject),
+		],
+		[
+			"a remembered deny of a safe variable does not matter",
+			env("HOME"),
+			{ deny: ["env:HOME"] },
+			allow(REASONS.safeEnv),
+			allow(REASONS.safeEnv),
+			allow(REASONS.safeEnv),
+		],
 	];
 
 	for (const [name, capability, grants, ...decisions] of rows) {
@@ -217,14 +392,22 @@ describe("grantCommands", () => {
 	it("a quoted key reads back as the key in a POSIX shell", () => {
 		for (const key of ["shell:echo 'a' \"b\" $HOME `x`", "read:/a b/c", "exec:/usr/bin/git env:A,B#0123456789ab"]) {
 			const { cli } = grantCommands("t", key);
-			const echoed = execFileSync("/bin/sh", ["-c", `printf %s ${cli.slice("agent-forge grant t ".length)}`], { encoding: "utf8" });
+			const echoed = execFileSync("/bin/sh", ["-c", `printf %s ${cli.slice("agent-forge grant t ".length)}`], {
+				encoding: "utf8",
+			});
 			expect(echoed).toBe(key);
 		}
 	});
 });
 
 describe("folders above a protected one", () => {
-	const context = { policy: "permissive" as const, projectDir: "/p", tempDir: "/t", protected: [{ path: "/p/.pi/forge/extensions", what: "the toolbox" }], grants: { allow: [], deny: [] } };
+	const context = {
+		policy: "permissive" as const,
+		projectDir: "/p",
+		tempDir: "/t",
+		protected: [{ path: "/p/.pi/forge/extensions", what: "the toolbox" }],
+		grants: { allow: [], deny: [] },
+	};
 	it("cannot be written (removing or renaming .pi would take the toolbox along)", () => {
 		expect(decide({ kind: "fs-write", path: "/p/.pi" }, context)).toEqual(HOLDER_DENIED);
 		expect(decide({ kind: "fs-write", path: "/p" }, context)).toEqual(HOLDER_DENIED);
@@ -236,7 +419,13 @@ describe("folders above a protected one", () => {
 });
 
 describe("the locations pi, git and other agents run or trust (every policy, every grant)", () => {
-	const locations = protectedLocations({ projectDir: "/p", tempDir: "/t", agentDir: "/home/u/.pi/agent", toolboxDir: "/p/.pi/forge/extensions", forgeHome: "/home/u/.pi/agent/forge" });
+	const locations = protectedLocations({
+		projectDir: "/p",
+		tempDir: "/t",
+		agentDir: "/home/u/.pi/agent",
+		toolboxDir: "/p/.pi/forge/extensions",
+		forgeHome: "/home/u/.pi/agent/forge",
+	});
 	const everything = { allow: ["write:/", "write:/p/", "write:/t/", "write:/home/"], deny: [] };
 	it.each([
 		["/p/.pi/extensions/helper.ts", ".pi/ (pi loads extensions, settings and prompts from it)"],
@@ -257,19 +446,42 @@ describe("the locations pi, git and other agents run or trust (every policy, eve
 		["/t", "a folder that holds pi's module cache (jiti), run at pi's next start"],
 	])("writing %s is refused: %s", (path, what) => {
 		for (const policy of POLICIES) {
-			expect(decide(write(path), { policy, projectDir: "/p", tempDir: "/t", protected: locations, grants: everything })).toEqual(deny(protectedReason(what)));
+			expect(
+				decide(write(path), { policy, projectDir: "/p", tempDir: "/t", protected: locations, grants: everything }),
+			).toEqual(deny(protectedReason(what)));
 		}
 	});
 	it("reading them is not refused for that, and neighbours stay writable", () => {
-		const ctx: PolicyContext = { policy: "prompt", projectDir: "/p", tempDir: "/t", protected: locations, grants: { allow: [], deny: [] } };
+		const ctx: PolicyContext = {
+			policy: "prompt",
+			projectDir: "/p",
+			tempDir: "/t",
+			protected: locations,
+			grants: { allow: [], deny: [] },
+		};
 		expect(decide(read("/p/.git/config"), ctx)).toEqual(allow(REASONS.insideProject));
 		expect(decide(read("/p/AGENTS.md"), ctx)).toEqual(allow(REASONS.insideProject));
-		for (const path of ["/p/.github/workflows/ci.yml", "/p/docs/agents.mdx", "/p/.pirate/x", "/p/.gitignore", "/t/jiti-not/x", "/t/out.txt"]) {
+		for (const path of [
+			"/p/.github/workflows/ci.yml",
+			"/p/docs/agents.mdx",
+			"/p/.pirate/x",
+			"/p/.gitignore",
+			"/t/jiti-not/x",
+			"/t/out.txt",
+		]) {
 			expect(decide(write(path), ctx).verdict, path).toBe("allow");
 		}
 	});
 	it("the refusal says no grant can lift it", () => {
-		const decision = decide(write("/p/.git/hooks/pre-commit"), { policy: "permissive", projectDir: "/p", tempDir: "/t", protected: locations, grants: everything });
-		expect(refusalHint("evil", "permissive", "/g.json", decision)).toMatch(/^No policy or grant lets a forged tool write there/);
+		const decision = decide(write("/p/.git/hooks/pre-commit"), {
+			policy: "permissive",
+			projectDir: "/p",
+			tempDir: "/t",
+			protected: locations,
+			grants: everything,
+		});
+		expect(refusalHint("evil", "permissive", "/g.json", decision)).toMatch(
+			/^No policy or grant lets a forged tool write there/,
+		);
 	});
 });

@@ -11,7 +11,12 @@ import { migrateGrants } from "../../src/policy/grants-migration.ts";
 import { GrantsStore, parseGrants } from "../../src/policy/grants-store.ts";
 
 describe("capabilityKey of a command", () => {
-	const exec = (overrides: Partial<Extract<Capability, { kind: "exec" }>>): Capability => ({ kind: "exec", program: "/usr/bin/git", commandLine: "git status", ...overrides });
+	const exec = (overrides: Partial<Extract<Capability, { kind: "exec" }>>): Capability => ({
+		kind: "exec",
+		program: "/usr/bin/git",
+		commandLine: "git status",
+		...overrides,
+	});
 
 	it("a program is keyed by its resolved path, whatever its arguments", () => {
 		expect(capabilityKey(exec({}))).toBe("exec:/usr/bin/git");
@@ -20,16 +25,45 @@ describe("capabilityKey of a command", () => {
 	});
 
 	it("a shell line is keyed by the whole line", () => {
-		expect(capabilityKey(exec({ shell: true, program: "/bin/sh", commandLine: "git status" }))).toBe("shell:git status");
-		expect(capabilityKey(exec({ shell: true, program: "/bin/sh", commandLine: "git status; rm -rf ~" }))).toBe("shell:git status; rm -rf ~");
+		expect(capabilityKey(exec({ shell: true, program: "/bin/sh", commandLine: "git status" }))).toBe(
+			"shell:git status",
+		);
+		expect(capabilityKey(exec({ shell: true, program: "/bin/sh", commandLine: "git status; rm -rf ~" }))).toBe(
+			"shell:git status; rm -rf ~",
+		);
 	});
 
 	it("a changed environment has its own key: names readable, values only as a digest, other values another key", () => {
-		const key = capabilityKey(exec({ env: [{ name: "GIT_PAGER", value: "cat" }, { name: "A_TOKEN", value: "s3cr3t-token-value" }] }));
+		const key = capabilityKey(
+			exec({
+				env: [
+					{ name: "GIT_PAGER", value: "cat" },
+					{ name: "A_TOKEN", value: "s3cr3t-token-value" },
+				],
+			}),
+		);
 		expect(key).toMatch(/^exec:\/usr\/bin\/git env:A_TOKEN,GIT_PAGER#[0-9a-f]{12}$/);
 		expect(key).not.toContain("s3cr3t");
-		expect(capabilityKey(exec({ env: [{ name: "A_TOKEN", value: "s3cr3t-token-value" }, { name: "GIT_PAGER", value: "cat" }] }))).toBe(key);
-		expect(capabilityKey(exec({ env: [{ name: "GIT_PAGER", value: "less" }, { name: "A_TOKEN", value: "s3cr3t-token-value" }] }))).not.toBe(key);
+		expect(
+			capabilityKey(
+				exec({
+					env: [
+						{ name: "A_TOKEN", value: "s3cr3t-token-value" },
+						{ name: "GIT_PAGER", value: "cat" },
+					],
+				}),
+			),
+		).toBe(key);
+		expect(
+			capabilityKey(
+				exec({
+					env: [
+						{ name: "GIT_PAGER", value: "less" },
+						{ name: "A_TOKEN", value: "s3cr3t-token-value" },
+					],
+				}),
+			),
+		).not.toBe(key);
 		expect(capabilityKey(exec({ env: [] }))).toBe("exec:/usr/bin/git");
 	});
 });
@@ -62,7 +96,11 @@ describe("GrantsStore, bound to versions", () => {
 		await store.remember("/p", "t", "exec:/usr/bin/curl", "deny", "hash-1");
 		expect(store.get("/p", "t", "hash-1")).toEqual({ allow: ["read:/etc/hostname"], deny: ["exec:/usr/bin/curl"] });
 		expect(store.get("/p", "t", "hash-2")).toEqual({ allow: [], deny: ["exec:/usr/bin/curl"] });
-		expect(JSON.parse(await readFile(file, "utf8")).projects["/p"].t).toEqual({ hash: "hash-1", allow: ["read:/etc/hostname"], deny: ["exec:/usr/bin/curl"] });
+		expect(JSON.parse(await readFile(file, "utf8")).projects["/p"].t).toEqual({
+			hash: "hash-1",
+			allow: ["read:/etc/hostname"],
+			deny: ["exec:/usr/bin/curl"],
+		});
 	});
 
 	it("a grant for a new version starts its list afresh; going back to the old version (a rollback) then asks again", async () => {
@@ -124,12 +162,27 @@ describe("migrateGrants", () => {
 	};
 
 	it("binds entries without a version to the current one, exec names to their paths, and drops exec:sh", () => {
-		const data = parseGrants(JSON.stringify({ projects: {
-			"/p": { t: { allow: ["exec:git", "exec:sh", "exec:nowhere", "read:/etc/hosts", "inline"], deny: ["exec:make"] }, gone: { allow: ["exec:git"], deny: [] }, u: { hash: "old", allow: ["exec:git"], deny: [] } },
-			"/q": { t: { allow: ["exec:git"], deny: [] } },
-		} }))!;
+		const data = parseGrants(
+			JSON.stringify({
+				projects: {
+					"/p": {
+						t: {
+							allow: ["exec:git", "exec:sh", "exec:nowhere", "read:/etc/hosts", "inline"],
+							deny: ["exec:make"],
+						},
+						gone: { allow: ["exec:git"], deny: [] },
+						u: { hash: "old", allow: ["exec:git"], deny: [] },
+					},
+					"/q": { t: { allow: ["exec:git"], deny: [] } },
+				},
+			}),
+		)!;
 		expect(migrateGrants(data, context)).toBe(true);
-		expect(data.projects["/p"].t).toEqual({ hash: "hash-t", allow: ["exec:/usr/bin/git", "read:/etc/hosts", "inline"], deny: ["exec:/usr/bin/make"] });
+		expect(data.projects["/p"].t).toEqual({
+			hash: "hash-t",
+			allow: ["exec:/usr/bin/git", "read:/etc/hosts", "inline"],
+			deny: ["exec:/usr/bin/make"],
+		});
 		// A tool that is not in the toolbox now, an entry already bound, another project: left alone.
 		expect(data.projects["/p"].gone).toEqual({ allow: ["exec:git"], deny: [] });
 		expect(data.projects["/p"].u).toEqual({ hash: "old", allow: ["exec:git"], deny: [] });

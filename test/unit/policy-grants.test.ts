@@ -1,5 +1,5 @@
 // The grants store: a private JSON file of remembered verdicts that survives corruption and concurrent writes.
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -85,7 +85,10 @@ describe("GrantsStore", () => {
 	it("picks up a hand edit made since it loaded", async () => {
 		const store = new GrantsStore(file);
 		await store.remember("/p", "t", "exec:git", "allow");
-		await writeFile(file, JSON.stringify({ projects: { "/p": { t: { allow: ["exec:git", "exec:make"], deny: [] } } } }));
+		await writeFile(
+			file,
+			JSON.stringify({ projects: { "/p": { t: { allow: ["exec:git", "exec:make"], deny: [] } } } }),
+		);
 		await store.remember("/p", "t", "exec:ls", "allow");
 		expect(store.get("/p", "t").allow).toEqual(["exec:git", "exec:make", "exec:ls"]);
 	});
@@ -121,7 +124,9 @@ describe("GrantsStore", () => {
 		await writeFile(file, JSON.stringify({ projects: [] }));
 		const store = new GrantsStore(file);
 		await store.load();
-		expect((await readdir(join(dir, "agent", "forge"))).some((name) => name.startsWith("grants.json.corrupt-"))).toBe(true);
+		expect((await readdir(join(dir, "agent", "forge"))).some((name) => name.startsWith("grants.json.corrupt-"))).toBe(
+			true,
+		);
 	});
 
 	it("rejects a remember() the disk refuses, keeps the grant for the session, and goes on", async () => {
@@ -135,18 +140,24 @@ describe("GrantsStore", () => {
 
 describe("parseGrants", () => {
 	it("drops non-string and duplicate keys and fills missing lists", () => {
-		const parsed = parseGrants(JSON.stringify({ projects: { "/p": { t: { allow: ["a", 1, "a", ""], deny: null }, u: {} } } }));
+		const parsed = parseGrants(
+			JSON.stringify({ projects: { "/p": { t: { allow: ["a", 1, "a", ""], deny: null }, u: {} } } }),
+		);
 		expect(parsed).toEqual({ projects: { "/p": { t: { allow: ["a"], deny: [] }, u: { allow: [], deny: [] } } } });
 	});
 
 	it("keeps a project named __proto__ as a plain key", () => {
 		const parsed = parseGrants('{"projects":{"__proto__":{"t":{"allow":["x"],"deny":[]}}}}');
 		expect(Object.keys(parsed!.projects)).toEqual(["__proto__"]);
+		// biome-ignore lint/suspicious/noProto: the test reads a key named __proto__ on purpose
 		expect(parsed!.projects.__proto__!.t).toEqual({ allow: ["x"], deny: [] });
 		expect(({} as Record<string, unknown>).t).toBeUndefined();
 	});
 
-	it.each(["", "null", "[]", '{"projects":null}', '{"projects":{"/p":[]}}', '{"projects":{"/p":{"t":"x"}}}'])("refuses %s", (text) => {
-		expect(parseGrants(text)).toBeUndefined();
-	});
+	it.each(["", "null", "[]", '{"projects":null}', '{"projects":{"/p":[]}}', '{"projects":{"/p":{"t":"x"}}}'])(
+		"refuses %s",
+		(text) => {
+			expect(parseGrants(text)).toBeUndefined();
+		},
+	);
 });

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { type RedactionContext, redactForModel, sensitiveEnvValues } from "../../src/security/redact.ts";
 
 const context: RedactionContext = { projectDir: "/home/u/proj", homeDir: "/home/u", tempDir: "/tmp", secretValues: [] };
-const redact = (text: string, overrides: Partial<RedactionContext> = {}) => redactForModel(text, { ...context, ...overrides });
+const redact = (text: string, overrides: Partial<RedactionContext> = {}) =>
+	redactForModel(text, { ...context, ...overrides });
 
 describe("redactForModel: paths inside the project", () => {
 	it("makes them project-relative, keeping a line:column suffix", () => {
@@ -75,7 +76,11 @@ describe("redactForModel: paths outside the project", () => {
 	});
 
 	it("handles Windows paths, case-insensitively", () => {
-		const windows = { projectDir: "C:\\Users\\u\\proj", homeDir: "C:\\Users\\u", tempDir: "C:\\Users\\u\\AppData\\Local\\Temp" };
+		const windows = {
+			projectDir: "C:\\Users\\u\\proj",
+			homeDir: "C:\\Users\\u",
+			tempDir: "C:\\Users\\u\\AppData\\Local\\Temp",
+		};
 		expect(redact("at C:\\Users\\u\\proj\\src\\a.ts:3:4", windows)).toBe("at src\\a.ts:3:4");
 		expect(redact("at c:\\users\\u\\proj\\src\\a.ts:3:4", windows)).toBe("at src\\a.ts:3:4");
 		expect(redact("C:\\Users\\u\\Documents\\notes\\todo.txt", windows)).toBe("<home>/…/todo.txt");
@@ -126,7 +131,9 @@ describe("redactForModel: what is not a host path", () => {
 describe("redactForModel: secrets", () => {
 	it("replaces every occurrence of a secret environment value", () => {
 		const value = "s3cr3t-Value-42";
-		expect(redact(`token=${value}; again ${value}.`, { secretValues: [value] })).toBe("token=[redacted]; again [redacted].");
+		expect(redact(`token=${value}; again ${value}.`, { secretValues: [value] })).toBe(
+			"token=[redacted]; again [redacted].",
+		);
 	});
 
 	it("replaces the longest value first, so no tail of a longer one is left", () => {
@@ -182,7 +189,11 @@ describe("sensitiveEnvValues", () => {
 	});
 
 	it("leaves absolute paths to the path rules, so the project dir is never hidden whole", () => {
-		const env = { GOOGLE_APPLICATION_CREDENTIALS: "/home/u/proj/creds.json", SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1", WIN_KEY_FILE: "C:\\keys\\a.pem" };
+		const env = {
+			GOOGLE_APPLICATION_CREDENTIALS: "/home/u/proj/creds.json",
+			SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1",
+			WIN_KEY_FILE: "C:\\keys\\a.pem",
+		};
 		expect(sensitiveEnvValues(env)).toEqual([]);
 	});
 

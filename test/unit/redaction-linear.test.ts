@@ -7,7 +7,12 @@ import { locateSecrets } from "../../src/security/secrets.ts";
 
 const SIZE = 1024 * 1024;
 const BOUND_MS = 1500;
-const context = { projectDir: "/home/ada/project", homeDir: "/home/ada", tempDir: "/tmp", secretValues: ["s3cr3t-value-of-a-key"] };
+const context = {
+	projectDir: "/home/ada/project",
+	homeDir: "/home/ada",
+	tempDir: "/tmp",
+	secretValues: ["s3cr3t-value-of-a-key"],
+};
 
 /** `unit` repeated up to about SIZE characters. */
 const fill = (unit: string, tail = "") => unit.repeat(Math.ceil(SIZE / unit.length)) + tail;
@@ -15,7 +20,10 @@ const fill = (unit: string, tail = "") => unit.repeat(Math.ceil(SIZE / unit.leng
 const ADVERSARIAL: Array<[string, string]> = [
 	["JWT headers run together (each one used to scan the rest of the run)", fill("eyJ-")],
 	["JWT-like segments with a dot but no signature", fill("eyJaaaaaaaaaaaa.eyJ-")],
-	["thousands of real-looking JWTs (one rewrite of the text per finding used to be quadratic)", fill("eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJlMTIz ")],
+	[
+		"thousands of real-looking JWTs (one rewrite of the text per finding used to be quadratic)",
+		fill("eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJlMTIz "),
+	],
 	["thousands of API keys", fill("sk-proj-Ab3dE5gH7jK9mN1pQ3sT ")],
 	["an unterminated secret literal", `token="${fill("a")}`],
 	["assignments to secret names with no value", fill('apikey = "Ab1')],

@@ -1,6 +1,14 @@
 // The registry model: parsing `forge-registry.json` (anything odd means "rebuild") and spotting stale entries.
 import { describe, expect, it } from "vitest";
-import { type Registry, type ToolStamps, emptyRegistry, entryFromMeta, parseRegistry, serializeRegistry, staleNames } from "../../src/store/registry.ts";
+import {
+	emptyRegistry,
+	entryFromMeta,
+	parseRegistry,
+	type Registry,
+	serializeRegistry,
+	staleNames,
+	type ToolStamps,
+} from "../../src/store/registry.ts";
 import type { ToolMeta } from "../../src/store/tool-files.ts";
 
 const meta = (name: string): ToolMeta => ({
@@ -67,7 +75,13 @@ describe("parseRegistry", () => {
 	});
 
 	it("is undefined for another format or a missing tools map", () => {
-		for (const data of [{ format: 2, tools: {} }, { tools: {} }, { format: "1", tools: {} }, { format: 1 }, { format: 1, tools: null }]) {
+		for (const data of [
+			{ format: 2, tools: {} },
+			{ tools: {} },
+			{ format: "1", tools: {} },
+			{ format: 1 },
+			{ format: 1, tools: null },
+		]) {
 			expect(parseRegistry(JSON.stringify(data)), JSON.stringify(data)).toBeUndefined();
 		}
 	});
@@ -90,11 +104,27 @@ describe("parseRegistry", () => {
 
 describe("staleNames", () => {
 	it("is empty when the disk matches the registry", () => {
-		expect(staleNames(registryOf("a", "b"), new Map([["a", stamps(100)], ["b", stamps(100)]]))).toEqual([]);
+		expect(
+			staleNames(
+				registryOf("a", "b"),
+				new Map([
+					["a", stamps(100)],
+					["b", stamps(100)],
+				]),
+			),
+		).toEqual([]);
 	});
 
 	it("names tools added on disk", () => {
-		expect(staleNames(registryOf("a"), new Map([["a", stamps(100)], ["new", stamps(1)]]))).toEqual(["new"]);
+		expect(
+			staleNames(
+				registryOf("a"),
+				new Map([
+					["a", stamps(100)],
+					["new", stamps(1)],
+				]),
+			),
+		).toEqual(["new"]);
 	});
 
 	it("names tools removed from disk", () => {
@@ -109,20 +139,43 @@ describe("staleNames", () => {
 			["lost-json", { ts: { size: 100, mtimeMs: 1000 } }],
 			["same", stamps(100)],
 		]);
-		expect(staleNames(registryOf("size", "mtime", "json", "lost-json", "same"), onDisk)).toEqual(["json", "lost-json", "mtime", "size"]);
+		expect(staleNames(registryOf("size", "mtime", "json", "lost-json", "same"), onDisk)).toEqual([
+			"json",
+			"lost-json",
+			"mtime",
+			"size",
+		]);
 	});
 
 	it("returns the names sorted", () => {
-		expect(staleNames(emptyRegistry(), new Map([["c", {}], ["a", {}], ["b", {}]]))).toEqual(["a", "b", "c"]);
+		expect(
+			staleNames(
+				emptyRegistry(),
+				new Map([
+					["c", {}],
+					["a", {}],
+					["b", {}],
+				]),
+			),
+		).toEqual(["a", "b", "c"]);
 	});
 });
 
 describe("registries with malformed entries are rebuilt, not trusted", () => {
 	it.each([
 		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":null}}}', "null stamps"],
-		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"description":"d","version":1,"status":"ok"}}}', "no parameters"],
-		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"version":1,"status":"ok"}}}', "no description"],
-		['{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"description":"d","version":1,"status":"weird"}}}', "an unknown status"],
+		[
+			'{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"description":"d","version":1,"status":"ok"}}}',
+			"no parameters",
+		],
+		[
+			'{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"version":1,"status":"ok"}}}',
+			"no description",
+		],
+		[
+			'{"format":1,"tools":{"a":{"name":"a","hash":"h","stamps":{},"parameters":{},"description":"d","version":1,"status":"weird"}}}',
+			"an unknown status",
+		],
 	])("%s (%s)", (text) => {
 		expect(parseRegistry(text)).toBeUndefined();
 	});

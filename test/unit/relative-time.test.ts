@@ -53,11 +53,22 @@ describe("widget and tiers", async () => {
 	});
 	it("shows what is running, else the last action with its relative time", () => {
 		const last = { kind: "forged" as const, name: "sql-explorer", version: 2, at: new Date("2026-01-01T11:58:00Z") };
-		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: [], last }, now)[1]).toBe("Last Action: Forged 'sql-explorer' v2 2m ago");
-		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: ["log-parser"], last }, now)[1]).toBe("Last Action: Executing 'log-parser'…");
+		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: [], last }, now)[1]).toBe(
+			"Last Action: Forged 'sql-explorer' v2 2m ago",
+		);
+		expect(widgetLines({ total: 1, broken: [], quarantined: [], executing: ["log-parser"], last }, now)[1]).toBe(
+			"Last Action: Executing 'log-parser'…",
+		);
 	});
 	it("tiers by healthy tools", () => {
-		expect([0, 1, 3, 10, 25, 100].map((n) => tierFor(n).name)).toEqual(["Cold Anvil", "Apprentice", "Journeyman", "Artisan", "Master Smith", "Legendary Forge"]);
+		expect([0, 1, 3, 10, 25, 100].map((n) => tierFor(n).name)).toEqual([
+			"Cold Anvil",
+			"Apprentice",
+			"Journeyman",
+			"Artisan",
+			"Master Smith",
+			"Legendary Forge",
+		]);
 		expect(statusText(2)).toBe("Forge Tier: Apprentice (2 tools · 1 to Journeyman)");
 		expect(statusText(150)).toBe("Forge Tier: Legendary Forge (150 tools)");
 	});

@@ -1,6 +1,6 @@
 // Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
 import { describe, expect, it } from "vitest";
-import { HOISTED_MARKER, extractLogic, hoistImports, renderTool } from "../../src/forge/render.ts";
+import { extractLogic, HOISTED_MARKER, hoistImports, renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
@@ -18,18 +18,28 @@ async function loadRendered(source: string): Promise<Record<string, any>> {
 }
 
 describe("renderTool with a minimal template", () => {
-	const template = "name={{name}}\ndesc={{description}}\nparams={{parameters}}\n{{imports}}body:\n{{logic}}\nend {{unknown}}";
+	const template =
+		"name={{name}}\ndesc={{description}}\nparams={{parameters}}\n{{imports}}body:\n{{logic}}\nend {{unknown}}";
 
 	it("fills every placeholder and leaves unknown ones alone", () => {
-		const { source, logicStartLine, hoistedImports } = renderTool(template, { ...base, parameters: { type: "object" } });
-		expect(source).toBe('name="word-count"\ndesc="Count words."\nparams={\n\t\t"type": "object"\n\t}\nbody:\nreturn params.text.length;\nend {{unknown}}');
+		const { source, logicStartLine, hoistedImports } = renderTool(template, {
+			...base,
+			parameters: { type: "object" },
+		});
+		expect(source).toBe(
+			'name="word-count"\ndesc="Count words."\nparams={\n\t\t"type": "object"\n\t}\nbody:\nreturn params.text.length;\nend {{unknown}}',
+		);
 		expect(logicStartLine).toBe(7);
 		expect(hoistedImports).toEqual([]);
 	});
 
 	it("indents the parameters JSON after its first line", () => {
 		const { source } = renderTool("\tparameters: {{parameters}},\n{{logic}}", { ...base, parameters });
-		expect(source.split("\n").slice(0, 3)).toEqual(["\tparameters: {", '\t\t"type": "object",', '\t\t"properties": {']);
+		expect(source.split("\n").slice(0, 3)).toEqual([
+			"\tparameters: {",
+			'\t\t"type": "object",',
+			'\t\t"properties": {',
+		]);
 		expect(source).toContain('\t\t"required": [\n\t\t\t"text"\n\t\t]\n\t},');
 	});
 
@@ -39,7 +49,11 @@ describe("renderTool with a minimal template", () => {
 	});
 
 	it("keeps `$` replacement patterns in values literal", () => {
-		const { source } = renderTool("{{description}}|{{logic}}", { ...base, description: "costs $& and $1 and $$", logic: "return '$&';" });
+		const { source } = renderTool("{{description}}|{{logic}}", {
+			...base,
+			description: "costs $& and $1 and $$",
+			logic: "return '$&';",
+		});
 		expect(source).toBe(`"costs $& and $1 and $$"|return '$&';`);
 	});
 });
@@ -75,7 +89,12 @@ describe("renderTool with the shipped template", () => {
 	it("copies the logic verbatim, template literals with {{name}} included", async () => {
 		const logic = "const label = `{{name}} is ${params.text}`;\nreturn label + ' {{description}}';";
 		const { source, logicStartLine } = renderTool(template, { ...base, logic });
-		expect(source.split("\n").slice(logicStartLine - 1, logicStartLine + 1).join("\n")).toBe(logic);
+		expect(
+			source
+				.split("\n")
+				.slice(logicStartLine - 1, logicStartLine + 1)
+				.join("\n"),
+		).toBe(logic);
 		const loaded = await loadRendered(source);
 		expect(await loaded.execute({ text: "short" })).toBe("{{name}} is short {{description}}");
 	});
@@ -94,7 +113,10 @@ describe("renderTool with the shipped template", () => {
 
 	it("moves logicStartLine down by the number of hoisted imports, and keeps the logic's line numbers", () => {
 		const plain = renderTool(template, { ...base, logic: "return 1;" });
-		const hoisted = renderTool(template, { ...base, logic: 'import fs from "fs";\nimport path from "path";\nreturn 1;' });
+		const hoisted = renderTool(template, {
+			...base,
+			logic: 'import fs from "fs";\nimport path from "path";\nreturn 1;',
+		});
 		expect(hoisted.logicStartLine).toBe(plain.logicStartLine + 2);
 		expect(lineAt(hoisted.source, hoisted.logicStartLine + 2)).toBe("return 1;");
 	});
@@ -116,16 +138,19 @@ describe("hoistImports", () => {
 	});
 
 	it("hoists TypeScript's import-equals form, which is valid only at the top of a module", () => {
-		const logic = 'import fs = require("node:fs");\nimport type T = require(\'typebox\')\nreturn fs.sep;';
+		const logic = "import fs = require(\"node:fs\");\nimport type T = require('typebox')\nreturn fs.sep;";
 		const { imports, body } = hoistImports(logic);
 		expect(imports).toEqual(['import fs = require("node:fs");', "import type T = require('typebox')"]);
 		expect(body).toBe(`${HOISTED_MARKER}\n${HOISTED_MARKER}\nreturn fs.sep;`);
-		expect(hoistImports('import fs = require(name);\nreturn 1;').imports).toEqual([]);
+		expect(hoistImports("import fs = require(name);\nreturn 1;").imports).toEqual([]);
 	});
 
 	it("hoists only leading imports: an import after the first statement stays in the body", () => {
 		const logic = 'import fs from "fs";\nconst x = 1;\nimport path from "path";\nreturn x;';
-		expect(hoistImports(logic)).toEqual({ imports: ['import fs from "fs";'], body: `${HOISTED_MARKER}\nconst x = 1;\nimport path from "path";\nreturn x;` });
+		expect(hoistImports(logic)).toEqual({
+			imports: ['import fs from "fs";'],
+			body: `${HOISTED_MARKER}\nconst x = 1;\nimport path from "path";\nreturn x;`,
+		});
 	});
 
 	it("leaves a multi-line import in the body (it becomes a syntax error with a hint)", () => {
@@ -134,7 +159,11 @@ describe("hoistImports", () => {
 	});
 
 	it("does not treat dynamic import() or identifiers starting with 'import' as import lines", () => {
-		for (const logic of ['import("node:fs");\nreturn 1;', "importantValue = 1;\nreturn 1;", 'const m = await import("fs");']) {
+		for (const logic of [
+			'import("node:fs");\nreturn 1;',
+			"importantValue = 1;\nreturn 1;",
+			'const m = await import("fs");',
+		]) {
 			expect(hoistImports(logic)).toEqual({ imports: [], body: logic });
 		}
 	});
@@ -145,7 +174,10 @@ describe("hoistImports", () => {
 	});
 
 	it("normalises CRLF line endings", () => {
-		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({ imports: ['import fs from "fs";'], body: `${HOISTED_MARKER}\nreturn 1;\n` });
+		expect(hoistImports('import fs from "fs";\r\nreturn 1;\r\n')).toEqual({
+			imports: ['import fs from "fs";'],
+			body: `${HOISTED_MARKER}\nreturn 1;\n`,
+		});
 	});
 });
 
@@ -159,12 +191,16 @@ describe("hoisting keeps comments", () => {
 
 describe("extractLogic: the logic back from a rendered file", () => {
 	const template = loadTemplate();
-	const render = (logic: string) => renderTool(template, { name: "t", description: "d", parameters: { type: "object" }, logic }).source;
+	const render = (logic: string) =>
+		renderTool(template, { name: "t", description: "d", parameters: { type: "object" }, logic }).source;
 
 	it.each([
 		["a plain body", "const n = params.text.length;\nreturn n;"],
 		["a body with a block closed at column 0", "if (!params.text) {\n\tthrow new Error('empty');\n}\nreturn 1;"],
-		["hoisted imports, a comment kept between them", 'import { readFile } from "node:fs/promises";\n// the path module\nimport * as path from "node:path";\nreturn path.sep + (await readFile("x", "utf8"));'],
+		[
+			"hoisted imports, a comment kept between them",
+			'import { readFile } from "node:fs/promises";\n// the path module\nimport * as path from "node:path";\nreturn path.sep + (await readFile("x", "utf8"));',
+		],
 	])("gives back %s exactly, with the lines it spans", (_label, logic) => {
 		const source = render(logic);
 		const extracted = extractLogic(source);

@@ -37,11 +37,19 @@ describe("normaliseResult", () => {
 			{ type: "image", data: "iVBORw0", mimeType: "image/png" },
 		];
 		expect(normaliseResult({ content, details: { n: 1 } })).toEqual({ content, details: { n: 1 } });
-		expect(normaliseResult({ content: [{ type: "text", text: "x" }] })).toEqual({ content: [{ type: "text", text: "x" }] });
+		expect(normaliseResult({ content: [{ type: "text", text: "x" }] })).toEqual({
+			content: [{ type: "text", text: "x" }],
+		});
 	});
 
 	it("treats an object with an invalid content array as plain JSON", () => {
-		for (const value of [{ content: ["a", "b"] }, { content: [{ type: "text", text: 5 }] }, { content: [{ type: "video", data: "x" }] }, { content: [null] }, { content: "text" }]) {
+		for (const value of [
+			{ content: ["a", "b"] },
+			{ content: [{ type: "text", text: 5 }] },
+			{ content: [{ type: "video", data: "x" }] },
+			{ content: [null] },
+			{ content: "text" },
+		]) {
 			expect(JSON.parse(textOf(value))).toEqual(value);
 		}
 	});
@@ -58,7 +66,13 @@ describe("normaliseResult", () => {
 	});
 
 	it("writes a Map as an object and a Set as an array", () => {
-		const value = { map: new Map<string, unknown>([["a", 1], ["b", [2]]]), set: new Set(["x", "y"]) };
+		const value = {
+			map: new Map<string, unknown>([
+				["a", 1],
+				["b", [2]],
+			]),
+			set: new Set(["x", "y"]),
+		};
 		expect(JSON.parse(textOf(value))).toEqual({ map: { a: 1, b: [2] }, set: ["x", "y"] });
 	});
 
@@ -75,7 +89,7 @@ describe("normaliseResult", () => {
 
 describe("stringify", () => {
 	it("writes primitives as JSON", () => {
-		expect(stringify("a\"b")).toBe('"a\\"b"');
+		expect(stringify('a"b')).toBe('"a\\"b"');
 		expect(stringify(1.5)).toBe("1.5");
 		expect(stringify(null)).toBe("null");
 	});

@@ -1,11 +1,23 @@
 // Full-text search over the toolbox: names first, then words of names, descriptions and parameters.
 import { describe, expect, it } from "vitest";
-import { type RegistryEntry, entryFromMeta } from "../../src/store/registry.ts";
+import { entryFromMeta, type RegistryEntry } from "../../src/store/registry.ts";
 import { ToolSearch } from "../../src/toolbox/search.ts";
 
-function entry(name: string, description: string, properties: Record<string, { type: string; description?: string }> = {}): RegistryEntry {
+function entry(
+	name: string,
+	description: string,
+	properties: Record<string, { type: string; description?: string }> = {},
+): RegistryEntry {
 	return entryFromMeta(
-		{ name, description, parameters: { type: "object", properties }, version: 1, hash: `sha256-${name}`, createdAt: "", updatedAt: "" },
+		{
+			name,
+			description,
+			parameters: { type: "object", properties },
+			version: 1,
+			hash: `sha256-${name}`,
+			createdAt: "",
+			updatedAt: "",
+		},
 		{},
 	);
 }
@@ -16,7 +28,8 @@ function searchWith(...entries: RegistryEntry[]): ToolSearch {
 	return search;
 }
 
-const names = (search: ToolSearch, query: string, limit = 10) => search.search(query, limit).hits.map((hit) => hit.name);
+const names = (search: ToolSearch, query: string, limit = 10) =>
+	search.search(query, limit).hits.map((hit) => hit.name);
 
 describe("ToolSearch", () => {
 	it("ranks a name match above a description match", () => {
@@ -40,7 +53,9 @@ describe("ToolSearch", () => {
 
 	it("finds tools by parameter names and parameter descriptions", () => {
 		const search = searchWith(
-			entry("fetcher", "Gets things.", { endpointUrl: { type: "string", description: "Where to send the request" } }),
+			entry("fetcher", "Gets things.", {
+				endpointUrl: { type: "string", description: "Where to send the request" },
+			}),
 			entry("counter", "Counts things.", { text: { type: "string" } }),
 		);
 		expect(names(search, "endpoint")).toEqual(["fetcher"]);

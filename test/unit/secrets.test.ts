@@ -1,7 +1,13 @@
 // Credentials in a forged tool's source: one true positive per rule, the placeholders and ordinary code that must not
 // trigger, 1-based positions, previews that never hold the secret, and the refusal the model reads.
 import { describe, expect, it } from "vitest";
-import { type SecretFinding, findSecrets, locateSecrets, secretRefusal, shannonEntropy } from "../../src/security/secrets.ts";
+import {
+	findSecrets,
+	locateSecrets,
+	type SecretFinding,
+	secretRefusal,
+	shannonEntropy,
+} from "../../src/security/secrets.ts";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -19,12 +25,20 @@ function randomish(length: number, seed: number, alphabet = ALNUM): string {
 }
 
 const pemBody = Array.from({ length: 4 }, (_, i) => randomish(64, 100 + i, BASE64)).join("\n");
-const jwt = ["eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9", "eyJzdWIiOiI0MiIsIm5hbWUiOiJBZGEifQ", randomish(43, 7, `${ALNUM}-_`)].join(".");
+const jwt = [
+	"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+	"eyJzdWIiOiI0MiIsIm5hbWUiOiJBZGEifQ",
+	randomish(43, 7, `${ALNUM}-_`),
+].join(".");
 
 /** [kind, the credential, how it appears in source (`$` stands for the credential)]. */
 const TRUE_POSITIVES: [string, string, string][] = [
 	["private-key", `-----BEGIN RSA PRIVATE KEY-----\n${pemBody}\n-----END RSA PRIVATE KEY-----`, "const key = `$`;"],
-	["private-key", `-----BEGIN PRIVATE KEY-----\\n${randomish(64, 3, BASE64)}\\n${randomish(20, 4, BASE64)}\\n-----END PRIVATE KEY-----`, 'const key = "$";'],
+	[
+		"private-key",
+		`-----BEGIN PRIVATE KEY-----\\n${randomish(64, 3, BASE64)}\\n${randomish(20, 4, BASE64)}\\n-----END PRIVATE KEY-----`,
+		'const key = "$";',
+	],
 	["private-key", `-----BEGIN OPENSSH PRIVATE KEY-----\n${pemBody}`, "const key = `$"],
 	["anthropic-api-key", `sk-ant-api03-${randomish(93, 11, `${ALNUM}-_`)}`, 'const key = "$";'],
 	["openai-api-key", `sk-${randomish(48, 12)}`, 'const key = "$";'],
@@ -41,7 +55,11 @@ const TRUE_POSITIVES: [string, string, string][] = [
 	["github-token", `ghr_${randomish(36, 23)}`, 'const t = "$";'],
 	["github-token", `github_pat_${randomish(22, 24)}_${randomish(59, 25)}`, 'const t = "$";'],
 	["gitlab-token", `glpat-${randomish(20, 26, `${ALNUM}-_`)}`, 'const t = "$";'],
-	["slack-token", `xoxb-${randomish(12, 27, "0123456789")}-${randomish(13, 28, "0123456789")}-${randomish(24, 29)}`, 'const t = "$";'],
+	[
+		"slack-token",
+		`xoxb-${randomish(12, 27, "0123456789")}-${randomish(13, 28, "0123456789")}-${randomish(24, 29)}`,
+		'const t = "$";',
+	],
 	["slack-token", `xoxp-${randomish(12, 30, "0123456789")}-${randomish(24, 31)}`, 'const t = "$";'],
 	["stripe-live-key", `sk_live_${randomish(24, 32)}`, 'const k = "$";'],
 	["stripe-live-key", `rk_live_${randomish(24, 33)}`, 'const k = "$";'],
@@ -120,7 +138,13 @@ describe("findSecrets: positions", () => {
 	it("are 1-based lines and columns on multi-line input, in order of position", () => {
 		const github = `ghp_${randomish(36, 60)}`;
 		const aws = `AKIA${randomish(16, 61, UPPER_DIGITS)}`;
-		const text = ["const a = 1;", "", `\tconst token = "${github}";`, "// nothing here", `\t\tconst ids = ["x", "${aws}"];`].join("\n");
+		const text = [
+			"const a = 1;",
+			"",
+			`\tconst token = "${github}";`,
+			"// nothing here",
+			`\t\tconst ids = ["x", "${aws}"];`,
+		].join("\n");
 		expect(findSecrets(text)).toEqual([
 			{ kind: "github-token", line: 3, column: 17, preview: `${github.slice(0, 5)}…` },
 			{ kind: "aws-access-key-id", line: 5, column: 22, preview: `${aws.slice(0, 5)}…` },
@@ -129,7 +153,9 @@ describe("findSecrets: positions", () => {
 
 	it("report the secret at column 1 of the first line", () => {
 		const secret = `npm_${randomish(36, 62)}`;
-		expect(findSecrets(secret)).toEqual([{ kind: "npm-token", line: 1, column: 1, preview: `${secret.slice(0, 5)}…` }]);
+		expect(findSecrets(secret)).toEqual([
+			{ kind: "npm-token", line: 1, column: 1, preview: `${secret.slice(0, 5)}…` },
+		]);
 	});
 
 	it("point a generic assignment at the literal, not the name", () => {
@@ -171,7 +197,7 @@ describe("findSecrets: placeholders and ordinary code", () => {
 		'const password = "my-app-database-creds";',
 		'const header = "-----BEGIN RSA PRIVATE KEY-----";',
 		'if (text.includes("-----BEGIN PRIVATE KEY-----")) throw new Error("key found");',
-		'const auth = `Bearer ${token}`;',
+		"const auth = `Bearer ${token}`;",
 		'const task = "risk-assessment-2024-quarterly";',
 	];
 
@@ -246,7 +272,9 @@ describe("secretRefusal", () => {
 		expect(refusal.message).toContain("process.env.OPENAI_API_KEY");
 		expect(refusal.message).toContain("the forge never writes credentials to disk");
 		expect(refusal.message).not.toContain(openai);
-		expect(refusal.notes).toEqual(['an OpenAI API key at forge-weather.ts:2:15 ("sk-pr…"): use process.env.OPENAI_API_KEY']);
+		expect(refusal.notes).toEqual([
+			'an OpenAI API key at forge-weather.ts:2:15 ("sk-pr…"): use process.env.OPENAI_API_KEY',
+		]);
 		expect({ line: refusal.line, column: refusal.column }).toEqual({ line: 2, column: 15 });
 	});
 
@@ -269,6 +297,8 @@ describe("secretRefusal", () => {
 
 	it("falls back to the kind for a finding it has no rule for", () => {
 		const finding: SecretFinding = { kind: "mystery", line: 4, column: 2, preview: "ab…" };
-		expect(secretRefusal([finding], "forge-x.ts").message).toContain('a credential (mystery) at forge-x.ts:4:2 ("ab…")');
+		expect(secretRefusal([finding], "forge-x.ts").message).toContain(
+			'a credential (mystery) at forge-x.ts:4:2 ("ab…")',
+		);
 	});
 });

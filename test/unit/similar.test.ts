@@ -6,9 +6,15 @@ const toolbox = [
 	{ name: "word-count", description: "Count the words in a text." },
 	{ name: "line-count", description: "Count the lines in a text file." },
 	{ name: "char-count", description: "Count the characters in a text." },
-	{ name: "csv-summary", description: "Summarise a CSV file of the project: row count, column names and the sum of every numeric column." },
+	{
+		name: "csv-summary",
+		description: "Summarise a CSV file of the project: row count, column names and the sum of every numeric column.",
+	},
 	{ name: "json-pick", description: "Pick a value out of a JSON file by a dotted path (e.g. a.b.0.c)." },
-	{ name: "todo-scan", description: "Find TODO and FIXME comments in the project's source files, with file and line." },
+	{
+		name: "todo-scan",
+		description: "Find TODO and FIXME comments in the project's source files, with file and line.",
+	},
 	{ name: "http-status", description: "Fetch a URL and return the HTTP status code and the response time." },
 	{ name: "slugify", description: "Turn a title into a URL slug: lowercase, words joined by dashes." },
 	{ name: "file-size", description: "Return the size of a file in bytes and in a human-readable form." },
@@ -40,13 +46,22 @@ const toolbox = [
 ];
 
 const existing = [
-	{ name: "csv-summary", description: "Summarise a CSV file: row count, columns, and the sum of every numeric column." },
+	{
+		name: "csv-summary",
+		description: "Summarise a CSV file: row count, columns, and the sum of every numeric column.",
+	},
 	{ name: "todo-scan", description: "Find TODO and FIXME comments in the project's source files." },
 ];
 
 describe("similar tools", () => {
 	it("splits names and descriptions into meaningful words", () => {
-		expect([...words("parseCsvRows: count the rows of a CSV file")]).toEqual(["parse", "csv", "row", "count", "file"]);
+		expect([...words("parseCsvRows: count the rows of a CSV file")]).toEqual([
+			"parse",
+			"csv",
+			"row",
+			"count",
+			"file",
+		]);
 	});
 
 	it("names the existing tool a new one duplicates", () => {
@@ -69,13 +84,35 @@ describe("similar tools", () => {
 	});
 
 	it.each([
-		["opposite verbs", { name: "file-write", description: "Write text to a file of the project." }, { name: "file-read", description: "Read a text file of the project and return its content." }],
-		["opposite directions", { name: "json-to-yaml", description: "Convert JSON text to YAML." }, { name: "yaml-to-json", description: "Convert YAML text to JSON." }],
-		["encode and decode", { name: "base64-decode", description: "Decode base64 into text." }, { name: "base64-encode", description: "Encode a text as base64." }],
-		["upper and lower case", { name: "lowercase", description: "Convert a text to lower case." }, { name: "uppercase", description: "Convert a text to upper case." }],
-		["the same verb on different things", { name: "count-lines", description: "Count the lines of a file." }, { name: "count-words", description: "Count the words of a file." }],
+		[
+			"opposite verbs",
+			{ name: "file-write", description: "Write text to a file of the project." },
+			{ name: "file-read", description: "Read a text file of the project and return its content." },
+		],
+		[
+			"opposite directions",
+			{ name: "json-to-yaml", description: "Convert JSON text to YAML." },
+			{ name: "yaml-to-json", description: "Convert YAML text to JSON." },
+		],
+		[
+			"encode and decode",
+			{ name: "base64-decode", description: "Decode base64 into text." },
+			{ name: "base64-encode", description: "Encode a text as base64." },
+		],
+		[
+			"upper and lower case",
+			{ name: "lowercase", description: "Convert a text to lower case." },
+			{ name: "uppercase", description: "Convert a text to upper case." },
+		],
+		[
+			"the same verb on different things",
+			{ name: "count-lines", description: "Count the lines of a file." },
+			{ name: "count-words", description: "Count the words of a file." },
+		],
 	])("%s are different jobs, though they share most words", (_label, forged, existing) => {
-		expect(similarity(words(`${forged.name} ${forged.description}`), words(`${existing.name} ${existing.description}`))).toBeGreaterThanOrEqual(0.6);
+		expect(
+			similarity(words(`${forged.name} ${forged.description}`), words(`${existing.name} ${existing.description}`)),
+		).toBeGreaterThanOrEqual(0.6);
 		expect(mostSimilar(forged.name, forged.description, [existing])).toBeUndefined();
 	});
 

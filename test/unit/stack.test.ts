@@ -4,7 +4,7 @@ import { renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
-import { type PositionMapper, createPositionMapper } from "../../src/runtime/source-map.ts";
+import { createPositionMapper, type PositionMapper } from "../../src/runtime/source-map.ts";
 import { mapStack } from "../../src/runtime/stack.ts";
 
 const EVALUATED_AS = "/virtual/toolbox/forge-thrower.ts";
@@ -19,7 +19,12 @@ const logic = [
 ].join("\n");
 
 async function thrownByForgedTool() {
-	const { source, logicStartLine } = renderTool(loadTemplate(), { name: "thrower", description: "Throws.", parameters: { type: "object" }, logic });
+	const { source, logicStartLine } = renderTool(loadTemplate(), {
+		name: "thrower",
+		description: "Throws.",
+		parameters: { type: "object" },
+		logic,
+	});
 	const compiled = await transpile(source, FILE);
 	if (!compiled.ok) throw compiled.error;
 	const exports = evaluateModule(compiled.value.cjs.code, EVALUATED_AS, coreLibraryRequire("thrower"));
@@ -76,6 +81,9 @@ describe("mapStack with a given stack", () => {
 
 	it("has no location and no frames without a stack or without a frame of the file", () => {
 		expect(mapStack(undefined, "/v/forge-x.ts", identity, "forge-x.ts")).toEqual({ location: undefined, frames: [] });
-		expect(mapStack("Error\n    at other (/v/forge-y.ts:1:1)", "/v/forge-x.ts", identity, "forge-x.ts")).toEqual({ location: undefined, frames: [] });
+		expect(mapStack("Error\n    at other (/v/forge-y.ts:1:1)", "/v/forge-x.ts", identity, "forge-x.ts")).toEqual({
+			location: undefined,
+			frames: [],
+		});
 	});
 });

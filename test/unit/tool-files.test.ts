@@ -1,6 +1,14 @@
 // The on-disk format of one forged tool: which files belong to a tool, its metadata file, and content hashes.
 import { describe, expect, it } from "vitest";
-import { type ToolMeta, hashSource, jsonFileOf, parseMeta, parseToolFileName, serializeMeta, tsFileOf } from "../../src/store/tool-files.ts";
+import {
+	hashSource,
+	jsonFileOf,
+	parseMeta,
+	parseToolFileName,
+	serializeMeta,
+	type ToolMeta,
+	tsFileOf,
+} from "../../src/store/tool-files.ts";
 
 const meta: ToolMeta = {
 	name: "word-count",
@@ -43,7 +51,13 @@ describe("file names", () => {
 	});
 
 	it("ignores files whose name part is not a valid tool name", () => {
-		for (const file of ["forge-Word.ts", "forge-1x.ts", "forge-a.b.ts", "forge-a b.json", `forge-a${"b".repeat(48)}.ts`]) {
+		for (const file of [
+			"forge-Word.ts",
+			"forge-1x.ts",
+			"forge-a.b.ts",
+			"forge-a b.json",
+			`forge-a${"b".repeat(48)}.ts`,
+		]) {
 			expect(parseToolFileName(file), file).toBeUndefined();
 		}
 	});
@@ -95,21 +109,29 @@ describe("parseMeta", () => {
 	});
 
 	it("refuses metadata naming another tool", () => {
-		expect(brokenMessage(JSON.stringify({ ...meta, name: "other" }))).toBe('forge-word-count.json names the tool "other", expected "word-count".');
-		expect(brokenMessage(without("name"))).toBe('forge-word-count.json names the tool undefined, expected "word-count".');
+		expect(brokenMessage(JSON.stringify({ ...meta, name: "other" }))).toBe(
+			'forge-word-count.json names the tool "other", expected "word-count".',
+		);
+		expect(brokenMessage(without("name"))).toBe(
+			'forge-word-count.json names the tool undefined, expected "word-count".',
+		);
 	});
 
 	it("refuses a missing description, parameters, version or hash", () => {
 		expect(brokenMessage(without("description"))).toBe("forge-word-count.json has no description.");
 		expect(brokenMessage(without("parameters"))).toBe("forge-word-count.json has no parameters schema.");
-		expect(brokenMessage(JSON.stringify({ ...meta, parameters: null }))).toBe("forge-word-count.json has no parameters schema.");
+		expect(brokenMessage(JSON.stringify({ ...meta, parameters: null }))).toBe(
+			"forge-word-count.json has no parameters schema.",
+		);
 		expect(brokenMessage(without("version"))).toBe("forge-word-count.json has no valid version.");
 		expect(brokenMessage(without("hash"))).toBe("forge-word-count.json has no hash.");
 	});
 
 	it("refuses a version that is not a positive integer", () => {
 		for (const version of [0, -1, 1.5, "2"]) {
-			expect(brokenMessage(JSON.stringify({ ...meta, version }))).toBe("forge-word-count.json has no valid version.");
+			expect(brokenMessage(JSON.stringify({ ...meta, version }))).toBe(
+				"forge-word-count.json has no valid version.",
+			);
 		}
 	});
 });

@@ -60,7 +60,10 @@ describe("judge", () => {
 	});
 
 	it("error messages are quoted exactly too", () => {
-		const verdict = judge({ args: {}, expectError: "empty" }, 0, { ok: false, error: new ForgeError("runtime", "Error: text\n  is blank") });
+		const verdict = judge({ args: {}, expectError: "empty" }, 0, {
+			ok: false,
+			error: new ForgeError("runtime", "Error: text\n  is blank"),
+		});
 		expect(verdict.pass).toBe(false);
 		expect(verdict.actual).toBe('runtime error: "Error: text\\n  is blank"');
 	});
@@ -89,9 +92,30 @@ describe("testsChange", () => {
 	});
 
 	it("given tests replace the previous ones: kept, added and dropped are counted by args and expectation", () => {
-		expect(testsChange([a, b], [{ ...a, name: "renamed" }, c], true, 3)).toEqual({ kind: "replaced", count: 2, kept: 1, added: 1, dropped: [b], fromVersion: 3 });
-		expect(testsChange([], [a], true)).toEqual({ kind: "replaced", count: 1, kept: 0, added: 1, dropped: [], fromVersion: undefined });
-		expect(testsChange([a], [], true, 1)).toEqual({ kind: "replaced", count: 0, kept: 0, added: 0, dropped: [a], fromVersion: 1 });
+		expect(testsChange([a, b], [{ ...a, name: "renamed" }, c], true, 3)).toEqual({
+			kind: "replaced",
+			count: 2,
+			kept: 1,
+			added: 1,
+			dropped: [b],
+			fromVersion: 3,
+		});
+		expect(testsChange([], [a], true)).toEqual({
+			kind: "replaced",
+			count: 1,
+			kept: 0,
+			added: 1,
+			dropped: [],
+			fromVersion: undefined,
+		});
+		expect(testsChange([a], [], true, 1)).toEqual({
+			kind: "replaced",
+			count: 0,
+			kept: 0,
+			added: 0,
+			dropped: [a],
+			fromVersion: 1,
+		});
 	});
 
 	it("a changed expectation for the same arguments is another case", () => {

@@ -42,12 +42,17 @@ describe("transpile", () => {
 		const result = await transpile(source, FILE);
 		if (!result.ok) throw result.error;
 		expect(result.value.cjs.code).not.toMatch(/\bimport\(/);
-		expect(result.value.cjs.code).toMatch(/Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("node:fs\/promises"\)\)\)/);
+		expect(result.value.cjs.code).toMatch(
+			/Promise\.resolve\(\)\.then\(\(\) => __toESM\(require\("node:fs\/promises"\)\)\)/,
+		);
 		expect(result.value.esm.code).toContain('await import("node:fs/promises")');
 	});
 
 	it("keeps an unused value import in the ESM (the import check must see it) and drops type-only ones", async () => {
-		const result = await transpile('import os from "node:os";\nimport type { Static } from "@sinclair/typebox";\nexport const x = 1;\n', FILE);
+		const result = await transpile(
+			'import os from "node:os";\nimport type { Static } from "@sinclair/typebox";\nexport const x = 1;\n',
+			FILE,
+		);
 		if (!result.ok) throw result.error;
 		expect(result.value.esm.code).toContain('import os from "node:os";');
 		expect(result.value.esm.code).not.toContain("@sinclair/typebox");
@@ -82,7 +87,9 @@ describe("transpile", () => {
 
 	it("gives a generic hint otherwise", async () => {
 		const error = await syntaxError("const = 1;\n");
-		expect(error.details.hint).toBe("Fix the syntax at that line and call forge_tool again with the complete corrected logic.");
+		expect(error.details.hint).toBe(
+			"Fix the syntax at that line and call forge_tool again with the complete corrected logic.",
+		);
 	});
 
 	it("adds further errors as located notes", async () => {

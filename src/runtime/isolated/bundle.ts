@@ -45,23 +45,33 @@ async function buildInto(cacheDir: string): Promise<HostBundle> {
 		logLevel: "silent",
 		// The runner host never loads modules with jiti (pi's loader, used by the inline runner's preflight): left out, a
 		// preflight worker starts in a third of the time.
-		plugins: [{
-			name: "no-jiti",
-			setup(build) {
-				build.onResolve({ filter: /^jiti$/ }, () => ({ path: "jiti", namespace: "forge-stub" }));
-				build.onLoad({ filter: /.*/, namespace: "forge-stub" }, () => ({
-					contents: "export function createJiti() { throw new Error('jiti is not available in the runner host'); }",
-					loader: "js",
-				}));
+		plugins: [
+			{
+				name: "no-jiti",
+				setup(build) {
+					build.onResolve({ filter: /^jiti$/ }, () => ({ path: "jiti", namespace: "forge-stub" }));
+					build.onLoad({ filter: /.*/, namespace: "forge-stub" }, () => ({
+						contents:
+							"export function createJiti() { throw new Error('jiti is not available in the runner host'); }",
+						loader: "js",
+					}));
+				},
 			},
-		}],
+		],
 		// Bundled CommonJS dependencies may call require(): give ES modules one.
-		banner: { js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);" },
+		banner: {
+			js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);",
+		},
 	});
 	const hash = createHash("sha256");
 	for (const file of result.outputFiles) hash.update(file.path).update(file.contents);
 	const dir = join(cacheDir, hash.digest("hex").slice(0, 16));
-	const paths: HostBundle = { dir, hostMain: join(dir, "host-main.mjs"), toolWorker: join(dir, "tool-worker.mjs"), preflightWorker: join(dir, "preflight-worker.mjs") };
+	const paths: HostBundle = {
+		dir,
+		hostMain: join(dir, "host-main.mjs"),
+		toolWorker: join(dir, "tool-worker.mjs"),
+		preflightWorker: join(dir, "preflight-worker.mjs"),
+	};
 
 	const existing = await readdir(dir).catch(() => []);
 	if (existing.length === 3) return paths;
@@ -69,7 +79,9 @@ async function buildInto(cacheDir: string): Promise<HostBundle> {
 	await mkdir(cacheDir, { recursive: true, mode: 0o700 });
 	const temp = `${dir}.tmp-${process.pid}-${Date.now()}`;
 	await mkdir(temp, { recursive: true });
-	await Promise.all(result.outputFiles.map((file) => writeFile(join(temp, file.path.split("/").pop()!), file.contents)));
+	await Promise.all(
+		result.outputFiles.map((file) => writeFile(join(temp, file.path.split("/").pop()!), file.contents)),
+	);
 	try {
 		await rename(temp, dir);
 	} catch {

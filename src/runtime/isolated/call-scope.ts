@@ -16,7 +16,11 @@ export interface CallScope {
  * `owner()` is the call the code running now belongs to (undefined at the module's top level); `running(id)` whether
  * that call still runs; `anyRunning()` whether any call does.
  */
-export function installCallScope(owner: () => number | undefined, running: (callId: number) => boolean, anyRunning: () => boolean): CallScope {
+export function installCallScope(
+	owner: () => number | undefined,
+	running: (callId: number) => boolean,
+	anyRunning: () => boolean,
+): CallScope {
 	const g = globalThis as unknown as Record<string, unknown>;
 	const { apply, construct } = Reflect;
 	const live = new Set<object>();
@@ -45,7 +49,8 @@ export function installCallScope(owner: () => number | undefined, running: (call
 		};
 		g[clearName] = function cleared(this: unknown, handle: unknown) {
 			if (typeof handle === "object" && handle !== null) live.delete(handle);
-			else if (handle !== undefined && handle !== null) for (const item of live) if (Number(item) === Number(handle)) live.delete(item);
+			else if (handle !== undefined && handle !== null)
+				for (const item of live) if (Number(item) === Number(handle)) live.delete(item);
 			return apply(clear, this, [handle]);
 		};
 	};

@@ -27,9 +27,25 @@ export const FS_OPS: Readonly<Record<string, FsOp>> = {
 	truncate: { paths: [[0, "write"]] },
 	chmod: { paths: [[0, "write"]] },
 	utimes: { paths: [[0, "write"]] },
-	rename: { onLink: true, paths: [[0, "write"], [1, "write"]] },
-	copyFile: { paths: [[0, "read"], [1, "write"]] },
-	cp: { paths: [[0, "read"], [1, "write"]] },
+	rename: {
+		onLink: true,
+		paths: [
+			[0, "write"],
+			[1, "write"],
+		],
+	},
+	copyFile: {
+		paths: [
+			[0, "read"],
+			[1, "write"],
+		],
+	},
+	cp: {
+		paths: [
+			[0, "read"],
+			[1, "write"],
+		],
+	},
 };
 
 /** Operations that make links: refused outright (a link from the project to elsewhere would widen every later read). */

@@ -32,7 +32,9 @@ const NETWORK_GLOBALS = ["fetch", "WebSocket", "EventSource"];
 
 export function harden(limits: Limits): void {
 	const refuse = (name: string, advice: string) => () => {
-		throw Object.assign(new Error(`process.${name} is not available to forged tools: ${advice}`), { code: "ERR_FORGE_UNSUPPORTED" });
+		throw Object.assign(new Error(`process.${name} is not available to forged tools: ${advice}`), {
+			code: "ERR_FORGE_UNSUPPORTED",
+		});
 	};
 	const proc = process as unknown as Record<string, unknown>;
 	for (const name of REFUSED_PROCESS_MEMBERS) {

@@ -4,7 +4,16 @@
 // A worker runs a tool's code, so whatever it posts is checked here before anything goes on to pi (see wire.ts).
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import { PreflightPool } from "./preflight-pool.ts";
-import { type BrokerRequest, type FromHost, type HostTool, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type ToHost, type WireError } from "./protocol.ts";
+import {
+	type BrokerRequest,
+	type FromHost,
+	type HostTool,
+	type Limits,
+	PREFLIGHT_BATCH,
+	PREFLIGHT_WORKER,
+	type ToHost,
+	type WireError,
+} from "./protocol.ts";
 import { MAX_WIRE_CHARS, NotPlainData, plainData } from "./wire.ts";
 
 interface HostOptions {
@@ -41,7 +50,11 @@ const send = (message: FromHost) => {
 		// Nothing to tell: the channel to pi is gone.
 	}
 };
-const errorResult = (callId: number, error: WireError): FromHost => ({ type: "result", callId, json: JSON.stringify({ ok: false, error }) });
+const errorResult = (callId: number, error: WireError): FromHost => ({
+	type: "result",
+	callId,
+	json: JSON.stringify({ ok: false, error }),
+});
 const NOTIFY_LEVELS: ReadonlySet<unknown> = new Set(["info", "warning", "error"]);
 /** What one console message may carry (the call's buffer in pi keeps only a head and a tail anyway). */
 const MAX_CONSOLE_CHARS = 64 * 1024;
@@ -59,7 +72,14 @@ const batch = new PreflightPool({
 	size: 2,
 	spawn: (limits) => {
 		const worker = new Worker(options.preflightWorker, {
-			workerData: { typeboxPath: options.typeboxPath, roots: options.roots, unreadable: options.unreadable ?? [], limits, safeEnv: { ...process.env }, shared: true },
+			workerData: {
+				typeboxPath: options.typeboxPath,
+				roots: options.roots,
+				unreadable: options.unreadable ?? [],
+				limits,
+				safeEnv: { ...process.env },
+				shared: true,
+			},
 			resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 			stdout: true,
 			stderr: true,
@@ -68,9 +88,19 @@ const batch = new PreflightPool({
 		worker.stderr.resume();
 		return worker;
 	},
-	verdict: (callId, json) => send({ type: "preflight-result", callId, json: json.length <= MAX_WIRE_CHARS ? json : JSON.stringify({ ok: false, error: { phase: "load", message: "The preflight's verdict could not be read." } }) }),
+	verdict: (callId, json) =>
+		send({
+			type: "preflight-result",
+			callId,
+			json:
+				json.length <= MAX_WIRE_CHARS
+					? json
+					: JSON.stringify({
+							ok: false,
+							error: { phase: "load", message: "The preflight's verdict could not be read." },
+						}),
+		}),
 });
-
 
 process.on("message", (message: ToHost) => {
 	switch (message.type) {
@@ -79,14 +109,22 @@ process.on("message", (message: ToHost) => {
 			clearTimeout(entry.quiet);
 			entry.quiet = undefined;
 			entry.calls.add(message.callId);
-			entry.worker.postMessage({ type: "call", callId: message.callId, params: message.params, context: message.context });
+			entry.worker.postMessage({
+				type: "call",
+				callId: message.callId,
+				params: message.params,
+				context: message.context,
+			});
 			break;
 		}
 		case "cancel":
 			for (const entry of workers.values()) if (entry.calls.has(message.callId)) entry.worker.postMessage(message);
 			break;
 		case "stop":
-			void stop(message.tool, { phase: "runtime", message: "Stopped: another call of this tool ran past its deadline or was cancelled." });
+			void stop(message.tool, {
+				phase: "runtime",
+				message: "Stopped: another call of this tool ran past its deadline or was cancelled.",
+			});
 			break;
 		case "preflight":
 			if (message.batch) {
@@ -94,7 +132,14 @@ process.on("message", (message: ToHost) => {
 				break;
 			}
 			preflightWorker(message.limits).jobs.add(message.callId);
-			preflight!.worker.postMessage({ callId: message.callId, stagedPath: message.stagedPath, code: message.code, map: message.map, expectedName: message.expectedName, file: message.file });
+			preflight!.worker.postMessage({
+				callId: message.callId,
+				stagedPath: message.stagedPath,
+				code: message.code,
+				map: message.map,
+				expectedName: message.expectedName,
+				file: message.file,
+			});
 			break;
 		case "broker-reply": {
 			const target = relayed.get(message.requestId);
@@ -115,7 +160,15 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 
 	const { port1, port2 } = new MessageChannel();
 	const worker = new Worker(options.toolWorker, {
-		workerData: { tool, limits, roots: options.roots, unreadable: options.unreadable ?? [], port: port2, safeEnv: { ...process.env }, typeboxPath: options.typeboxPath },
+		workerData: {
+			tool,
+			limits,
+			roots: options.roots,
+			unreadable: options.unreadable ?? [],
+			port: port2,
+			safeEnv: { ...process.env },
+			typeboxPath: options.typeboxPath,
+		},
 		transferList: [port2],
 		resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 		stdout: true,
@@ -130,13 +183,23 @@ function workerFor(tool: HostTool, limits: Limits): ToolWorker {
 	worker.on("message", (message: unknown) => relayFromWorker(entry, message));
 	worker.on("error", (error: Error & { code?: string }) => {
 		const outOfMemory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
-		failCalls(entry, outOfMemory
-			? { phase: "memory", message: `'${tool.name}' used more than ${limits.memoryMb} MB of heap and was stopped.`, hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB." }
-			: { phase: "runtime", message: `The tool's worker crashed: ${error.message}` });
+		failCalls(
+			entry,
+			outOfMemory
+				? {
+						phase: "memory",
+						message: `'${tool.name}' used more than ${limits.memoryMb} MB of heap and was stopped.`,
+						hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB.",
+					}
+				: { phase: "runtime", message: `The tool's worker crashed: ${error.message}` },
+		);
 	});
 	worker.on("exit", () => {
 		clearTimeout(entry.quiet);
-		failCalls(entry, { phase: "runtime", message: "The tool's worker exited before the call finished (did it call process.exit?)." });
+		failCalls(entry, {
+			phase: "runtime",
+			message: "The tool's worker exited before the call finished (did it call process.exit?).",
+		});
 		if (workers.get(key) === entry) workers.delete(key);
 		port1.close();
 	});
@@ -157,9 +220,14 @@ function relayFromWorker(entry: ToolWorker, message: unknown): void {
 	switch (message.type) {
 		case "result":
 			entry.calls.delete(callId);
-			send(typeof message.json === "string" && message.json.length <= MAX_WIRE_CHARS
-				? { type: "result", callId, json: message.json }
-				: errorResult(callId, { phase: "runtime", message: "The tool's result could not be passed on: it is not JSON text of at most 64 MB." }));
+			send(
+				typeof message.json === "string" && message.json.length <= MAX_WIRE_CHARS
+					? { type: "result", callId, json: message.json }
+					: errorResult(callId, {
+							phase: "runtime",
+							message: "The tool's result could not be passed on: it is not JSON text of at most 64 MB.",
+						}),
+			);
 			if (entry.calls.size === 0) {
 				if (entry.retiring) void entry.worker.terminate();
 				else {
@@ -169,10 +237,17 @@ function relayFromWorker(entry: ToolWorker, message: unknown): void {
 			}
 			return;
 		case "notify":
-			if (typeof message.message === "string") send({ type: "notify", callId, message: message.message.slice(0, 2000), level: NOTIFY_LEVELS.has(message.level) ? (message.level as "info") : "info" });
+			if (typeof message.message === "string")
+				send({
+					type: "notify",
+					callId,
+					message: message.message.slice(0, 2000),
+					level: NOTIFY_LEVELS.has(message.level) ? (message.level as "info") : "info",
+				});
 			return;
 		case "console":
-			if (typeof message.text === "string") send({ type: "console", callId, text: message.text.slice(0, MAX_CONSOLE_CHARS) });
+			if (typeof message.text === "string")
+				send({ type: "console", callId, text: message.text.slice(0, MAX_CONSOLE_CHARS) });
 			return;
 	}
 }
@@ -191,7 +266,10 @@ function relayRequest(entry: ToolWorker, tool: HostTool, port: MessagePort, mess
 	};
 	const callId = message.callId;
 	if (typeof callId !== "number" || (callId !== 0 && !entry.calls.has(callId))) {
-		answer({ phase: "runtime", message: "The call this request belongs to is over (it finished, timed out or was cancelled)." });
+		answer({
+			phase: "runtime",
+			message: "The call this request belongs to is over (it finished, timed out or was cancelled).",
+		});
 		return;
 	}
 	let request: BrokerRequest;
@@ -199,10 +277,21 @@ function relayRequest(entry: ToolWorker, tool: HostTool, port: MessagePort, mess
 		request = plainData(message.request) as BrokerRequest;
 	} catch (error) {
 		const why = error instanceof NotPlainData ? error.message : "it cannot be copied";
-		answer({ phase: "runtime", message: `A request of '${tool.name}' was not sent to pi's process: ${why}. Pass strings, numbers, Buffers and plain objects.`, code: "ERR_FORGE_UNSUPPORTED" });
+		answer({
+			phase: "runtime",
+			message: `A request of '${tool.name}' was not sent to pi's process: ${why}. Pass strings, numbers, Buffers and plain objects.`,
+			code: "ERR_FORGE_UNSUPPORTED",
+		});
 		return;
 	}
-	if (!isRecord(request)) return answer({ phase: "runtime", message: "A malformed request was not sent to pi's process.", code: "ERR_FORGE_UNSUPPORTED" });
+	if (!isRecord(request)) {
+		answer({
+			phase: "runtime",
+			message: "A malformed request was not sent to pi's process.",
+			code: "ERR_FORGE_UNSUPPORTED",
+		});
+		return;
+	}
 	const requestId = nextRelayId++;
 	relayed.set(requestId, { port, localId: message.requestId, wake });
 	send({ type: "broker", requestId, callId, tool: tool.name, hash: tool.hash, request });
@@ -234,7 +323,8 @@ function failCalls(entry: ToolWorker, error: WireError): void {
 
 async function stop(name: string, error: WireError): Promise<void> {
 	if (name === PREFLIGHT_BATCH) {
-		for (const failed of batch.failAll({ phase: "load", message: "The preflight load was stopped." })) send({ type: "preflight-result", ...failed });
+		for (const failed of batch.failAll({ phase: "load", message: "The preflight load was stopped." }))
+			send({ type: "preflight-result", ...failed });
 		send({ type: "stopped", tool: name });
 		return;
 	}
@@ -257,7 +347,13 @@ async function stop(name: string, error: WireError): Promise<void> {
 function preflightWorker(limits: Limits): Preflight {
 	if (preflight) return preflight;
 	const worker = new Worker(options.preflightWorker, {
-		workerData: { typeboxPath: options.typeboxPath, roots: options.roots, unreadable: options.unreadable ?? [], limits, safeEnv: { ...process.env } },
+		workerData: {
+			typeboxPath: options.typeboxPath,
+			roots: options.roots,
+			unreadable: options.unreadable ?? [],
+			limits,
+			safeEnv: { ...process.env },
+		},
 		resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 		stdout: true,
 		stderr: true,
@@ -270,19 +366,35 @@ function preflightWorker(limits: Limits): Preflight {
 		if (!isRecord(message) || typeof message.callId !== "number" || !current.jobs.has(message.callId)) return;
 		current.jobs.delete(message.callId);
 		const fine = typeof message.json === "string" && message.json.length <= MAX_WIRE_CHARS;
-		send({ type: "preflight-result", callId: message.callId, json: fine ? (message.json as string) : JSON.stringify({ ok: false, error: { phase: "load", message: "The preflight's verdict could not be read." } }) });
+		send({
+			type: "preflight-result",
+			callId: message.callId,
+			json: fine
+				? (message.json as string)
+				: JSON.stringify({
+						ok: false,
+						error: { phase: "load", message: "The preflight's verdict could not be read." },
+					}),
+		});
 		// One module per worker: what its top-level code changed dies with it. The next one starts now, ready for the next forge.
 		if (current.jobs.size === 0) retirePreflight(current);
 	});
 	const failJobs = (error: WireError) => {
-		for (const callId of current.jobs) send({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
+		for (const callId of current.jobs)
+			send({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
 		current.jobs.clear();
 		if (preflight === current) preflight = undefined;
 	};
 	worker.on("error", (error: Error & { code?: string }) =>
-		failJobs(error.code === "ERR_WORKER_OUT_OF_MEMORY"
-			? { phase: "load", message: `Loading the module used more than ${limits.memoryMb} MB of heap and was stopped: its top-level code must stay small.`, hint: "Keep top-level code to the template; the logic runs inside execute." }
-			: { phase: "load", message: `The preflight load crashed: ${error.message}` }),
+		failJobs(
+			error.code === "ERR_WORKER_OUT_OF_MEMORY"
+				? {
+						phase: "load",
+						message: `Loading the module used more than ${limits.memoryMb} MB of heap and was stopped: its top-level code must stay small.`,
+						hint: "Keep top-level code to the template; the logic runs inside execute.",
+					}
+				: { phase: "load", message: `The preflight load crashed: ${error.message}` },
+		),
 	);
 	worker.on("exit", () => failJobs({ phase: "load", message: "The preflight load was stopped." }));
 	preflight = current;
@@ -306,18 +418,31 @@ setInterval(() => {
 	const hint = "Process the input in smaller pieces (Buffers count too), or raise PI_FORGE_MAX_MEMORY_MB.";
 	const results: FromHost[] = [];
 	for (const [name, entry] of workers) {
-		const error: WireError = { phase: "memory", message: `'${name}' used more memory than allowed (the runner passed ${options.rssLimitMb} MB) and was stopped.`, hint };
+		const error: WireError = {
+			phase: "memory",
+			message: `'${name}' used more memory than allowed (the runner passed ${options.rssLimitMb} MB) and was stopped.`,
+			hint,
+		};
 		for (const callId of entry.calls) results.push(errorResult(callId, error));
 		entry.calls.clear();
 		void entry.worker.terminate();
 	}
 	if (preflight) {
-		const error: WireError = { phase: "memory", message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`, hint };
-		for (const callId of preflight.jobs) results.push({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
+		const error: WireError = {
+			phase: "memory",
+			message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`,
+			hint,
+		};
+		for (const callId of preflight.jobs)
+			results.push({ type: "preflight-result", callId, json: JSON.stringify({ ok: false, error }) });
 		preflight.jobs.clear();
 		void preflight.worker.terminate();
 	}
-	const loadError: WireError = { phase: "memory", message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`, hint };
+	const loadError: WireError = {
+		phase: "memory",
+		message: `Loading the module used more memory than allowed (the runner passed ${options.rssLimitMb} MB).`,
+		hint,
+	};
 	for (const failed of batch.failAll(loadError)) results.push({ type: "preflight-result", ...failed });
 	// One message: pi retires this host before anyone learns of the failures, so a call made in answer goes to a new host.
 	send({ type: "recycle", results });

@@ -1,14 +1,14 @@
 // pi's handle on the runner host: starts it under Node's permission model in a process group of its own,
 // passes messages, and kills the whole group when it must.
 import { type ChildProcess, spawn } from "node:child_process";
-import type { HostBundle } from "./bundle.ts";
-import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
-import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
-import { isInside } from "../../policy/paths.ts";
-import type { FromHost, ToHost } from "./protocol.ts";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname } from "node:path";
+import { isInside } from "../../policy/paths.ts";
+import type { HostBundle } from "./bundle.ts";
+import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
+import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import type { FromHost, ToHost } from "./protocol.ts";
 
 export interface HostSpawnOptions {
 	/** The Node binary to run, and its version (which picks the permission flags). */
@@ -46,7 +46,10 @@ export class HostProcess {
 	/** Set as soon as a kill is sent: a host on its way out takes no more messages. */
 	private killed = false;
 
-	constructor(private readonly onMessage: (message: FromHost) => void, private readonly onExit: (reason: string) => void) {}
+	constructor(
+		private readonly onMessage: (message: FromHost) => void,
+		private readonly onExit: (reason: string) => void,
+	) {}
 
 	/** Starts the host and resolves once it said it is ready. */
 	start(options: HostSpawnOptions): Promise<void> {
@@ -59,7 +62,10 @@ export class HostProcess {
 			preflightWorker: bundle.preflightWorker,
 			rssLimitMb: options.rssLimitMb,
 		});
-		const permissions = permissionFlags(parseNodeVersion(options.node.version), { readRoots: [...options.readRoots, bundle.dir], network: options.network });
+		const permissions = permissionFlags(parseNodeVersion(options.node.version), {
+			readRoots: [...options.readRoots, bundle.dir],
+			network: options.network,
+		});
 		const nodeArgs = [
 			...permissions,
 			// eval and new Function throw in the host and every worker: no code can be made from text at run time.
@@ -71,10 +77,23 @@ export class HostProcess {
 		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only,
 		// and the user's home is an empty folder but for what the host reads there (the project, its code, Node).
 		const home = homedir();
-		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) => isInside(path, home));
+		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) =>
+			isInside(path, home),
+		);
 		const hidden = home && home !== "/" && !options.readRoots.some((root) => isInside(home, root)) ? [home] : [];
-		const { command, args } = sandboxed(options.sandbox, { writable: [], readOnly: [], network: options.network, hidden, visible: hidden.length ? visible : [] }, options.node.path, nodeArgs);
-		const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced", detached: true });
+		const { command, args } = sandboxed(
+			options.sandbox,
+			{ writable: [], readOnly: [], network: options.network, hidden, visible: hidden.length ? visible : [] },
+			options.node.path,
+			nodeArgs,
+		);
+		const child = spawn(command, args, {
+			cwd: options.cwd,
+			env: options.env,
+			stdio: ["ignore", "ignore", "pipe", "ipc"],
+			serialization: "advanced",
+			detached: true,
+		});
 		this.child = child;
 		child.stderr!.on("data", (chunk: Buffer) => {
 			this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);

@@ -6,7 +6,7 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { ForgeConfig } from "../../config.ts";
-import { ForgeError, type Result, fail, ok } from "../../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../../errors/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { safeEnvironment } from "../../policy/capability.ts";
@@ -14,17 +14,17 @@ import type { GrantsStore } from "../../policy/grants-store.ts";
 import { protectedLocations } from "../../policy/protected.ts";
 import { ConsoleBuffer } from "../console-capture.ts";
 import { InlineRunner } from "../inline-runner.ts";
+import type { RunHost, Runner, RunOutcome, RunRequest } from "../runner.ts";
+import { TIMEOUT_HINT } from "../runtime-error.ts";
 import { locateTypebox } from "../typebox.ts";
-import type { RunHost, RunOutcome, RunRequest, Runner } from "../runner.ts";
 import { Broker, CALL_OVER, killGroup } from "./broker.ts";
 import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
 import { nodeVersionOf } from "./node-flags.ts";
 import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
-import { runnerStartError } from "./runner-problems.ts";
 import { type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type WireError } from "./protocol.ts";
+import { runnerStartError } from "./runner-problems.ts";
 import { readWirePreflight, readWireResult } from "./wire.ts";
-import { TIMEOUT_HINT } from "../runtime-error.ts";
 
 export interface IsolatedRunnerOptions {
 	config: ForgeConfig;
@@ -41,7 +41,6 @@ export interface IsolatedRunnerOptions {
 /** How long a stopped worker may take to go before the whole host is killed. */
 export const STOP_GRACE_MS = 250;
 export const OUTPUT_CAP_BYTES = 10 * 1024 * 1024;
-
 
 interface Pending {
 	callId: number;
@@ -82,7 +81,11 @@ export class IsolatedRunner implements Runner {
 		const { config } = options;
 		this.projectDir = real(config.cwd);
 		this.tempDir = real(tmpdir());
-		this.limits = { memoryMb: config.maxMemoryMb, outputBytes: OUTPUT_CAP_BYTES, networkOff: config.policy !== "permissive" };
+		this.limits = {
+			memoryMb: config.maxMemoryMb,
+			outputBytes: OUTPUT_CAP_BYTES,
+			networkOff: config.policy !== "permissive",
+		};
 		this.broker = new Broker({
 			policy: config.policy,
 			projectDir: this.projectDir,
@@ -94,7 +97,11 @@ export class IsolatedRunner implements Runner {
 				agentDir: real(config.agentDir),
 				toolboxDir: real(config.toolboxDir),
 				forgeHome: real(config.forgeHome),
-				extra: [...new Set([dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real))],
+				extra: [
+					...new Set(
+						[dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real),
+					),
+				],
 			}),
 			grants: options.grants,
 			audit: options.audit,
@@ -120,22 +127,44 @@ export class IsolatedRunner implements Runner {
 	/** Re-checks of files on disk: the host's batch pool, which keeps each load's deadline itself. */
 	readonly preflightBatch: PreflightLoader = (...args) => this.preflightIn(true, ...args);
 
-	private async preflightIn(batch: boolean, ...[stagedPath, cjs, expectedName, file, map]: Parameters<PreflightLoader>): ReturnType<PreflightLoader> {
+	private async preflightIn(
+		batch: boolean,
+		...[stagedPath, cjs, expectedName, file, map]: Parameters<PreflightLoader>
+	): ReturnType<PreflightLoader> {
 		const { timeoutMs } = this.options.config;
 		// A batch load may wait behind others in the host: this deadline only covers a host that stopped answering.
 		const deadline = batch ? timeoutMs * 8 + 5_000 : timeoutMs;
 		const key = batch ? PREFLIGHT_BATCH : PREFLIGHT_WORKER;
 		const outcome = await this.dispatch(key, key, "", undefined, deadline, (callId, host) =>
-			host.send({ type: "preflight", callId, stagedPath, code: cjs, map, expectedName, file, limits: this.limits, ...(batch ? { batch: { timeoutMs } } : {}) }),
+			host.send({
+				type: "preflight",
+				callId,
+				stagedPath,
+				code: cjs,
+				map,
+				expectedName,
+				file,
+				limits: this.limits,
+				...(batch ? { batch: { timeoutMs } } : {}),
+			}),
 		);
 		if (!outcome.ok) {
 			const hint = "Keep top-level code to the template; the logic runs inside execute.";
 			const { phase } = outcome.error;
-			const error = phase === "timeout"
-				? new ForgeError("load", `Loading ${file} did not finish within ${this.options.config.timeoutMs} ms: its top-level code never ends.`, { hint })
-				: phase === "memory"
-					? new ForgeError("load", `Loading ${file} used more memory than allowed (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}): its top-level code must stay small.`, { hint })
-					: outcome.error;
+			const error =
+				phase === "timeout"
+					? new ForgeError(
+							"load",
+							`Loading ${file} did not finish within ${this.options.config.timeoutMs} ms: its top-level code never ends.`,
+							{ hint },
+						)
+					: phase === "memory"
+						? new ForgeError(
+								"load",
+								`Loading ${file} used more memory than allowed (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}): its top-level code must stay small.`,
+								{ hint },
+							)
+						: outcome.error;
 			return fail(error);
 		}
 		return ok(outcome.value as ModuleShape);
@@ -148,8 +177,29 @@ export class IsolatedRunner implements Runner {
 		const started = performance.now();
 		const key = tool.key ?? tool.name;
 		this.called.add(key);
-		const outcome = await this.dispatch(tool.name, key, tool.hash, request.host, request.timeoutMs, (callId, host) =>
-			host.send({ type: "call", callId, tool: { name: tool.name, key, hash: tool.hash, file: tool.file, path: tool.path, code: tool.code.code, map: tool.code.map }, params: request.params, context: { cwd: request.cwd, hasUI: request.host.hasUI }, limits: this.limits }),
+		const outcome = await this.dispatch(
+			tool.name,
+			key,
+			tool.hash,
+			request.host,
+			request.timeoutMs,
+			(callId, host) =>
+				host.send({
+					type: "call",
+					callId,
+					tool: {
+						name: tool.name,
+						key,
+						hash: tool.hash,
+						file: tool.file,
+						path: tool.path,
+						code: tool.code.code,
+						map: tool.code.map,
+					},
+					params: request.params,
+					context: { cwd: request.cwd, hasUI: request.host.hasUI },
+					limits: this.limits,
+				}),
 			request.signal,
 		);
 		this.options.audit.append({
@@ -157,7 +207,11 @@ export class IsolatedRunner implements Runner {
 			tool: tool.name,
 			version: tool.hash,
 			durationMs: Math.round(performance.now() - started),
-			outcome: outcome.ok ? "ok" : outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory" ? outcome.error.phase : "error",
+			outcome: outcome.ok
+				? "ok"
+				: outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory"
+					? outcome.error.phase
+					: "error",
 			// Cut by the audit log once secrets are redacted: a cut here could halve a key past recognition.
 			...(outcome.ok ? {} : { detail: outcome.error.message }),
 		});
@@ -179,7 +233,13 @@ export class IsolatedRunner implements Runner {
 		try {
 			process = await this.ensureHost();
 		} catch (error) {
-			return fail(runnerStartError(tool, { error: error as Error, node: await this.node(), runtimeDir: this.options.runtimeDir }));
+			return fail(
+				runnerStartError(tool, {
+					error: error as Error,
+					node: await this.node(),
+					runtimeDir: this.options.runtimeDir,
+				}),
+			);
 		}
 		const callId = this.nextId++;
 		return new Promise<Result<unknown>>((resolve) => {
@@ -201,14 +261,28 @@ export class IsolatedRunner implements Runner {
 					clearTimeout(entry.timer);
 					signal?.removeEventListener("abort", onAbort);
 					for (const child of entry.children) killGroup(child);
-					const printed = result.ok || result.error.details.console !== undefined ? undefined : entry.printed.text();
+					const printed =
+						result.ok || result.error.details.console !== undefined ? undefined : entry.printed.text();
 					const grants = [...new Set(entry.grants)];
-					resolve(result.ok || (printed === undefined && grants.length === 0) ? result : fail(result.error.with({ ...(printed === undefined ? {} : { console: printed }), ...(grants.length ? { grants } : {}) })));
+					resolve(
+						result.ok || (printed === undefined && grants.length === 0)
+							? result
+							: fail(
+									result.error.with({
+										...(printed === undefined ? {} : { console: printed }),
+										...(grants.length ? { grants } : {}),
+									}),
+								),
+					);
 				},
 				onTimeout: () => {
-					entry.finish(fail(new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
-						hint: TIMEOUT_HINT,
-					})));
+					entry.finish(
+						fail(
+							new ForgeError("timeout", `'${tool}' did not finish within ${timeoutMs} ms and was stopped.`, {
+								hint: TIMEOUT_HINT,
+							}),
+						),
+					);
 					this.stopTool(key, process);
 				},
 			};
@@ -296,9 +370,18 @@ export class IsolatedRunner implements Runner {
 				const running = [...this.pending.values()].find((p) => p.tool === message.tool && p.hash === message.hash);
 				// A request of a call that is over (its worker raced the deadline), of another tool's call, or from outside any
 				// call (a module's timer) while none of its tool's calls runs, is not done: a call has no side effects after it ends.
-				const entry = message.callId === 0 ? running : own?.tool === message.tool && own.hash === message.hash ? own : undefined;
+				const entry =
+					message.callId === 0
+						? running
+						: own?.tool === message.tool && own.hash === message.hash
+							? own
+							: undefined;
 				if (!entry) {
-					from.send({ type: "broker-reply", requestId: message.requestId, reply: { ok: false, error: CALL_OVER } });
+					from.send({
+						type: "broker-reply",
+						requestId: message.requestId,
+						reply: { ok: false, error: CALL_OVER },
+					});
 					return;
 				}
 				// A request outside any call (a module's top-level code) belongs to a running call of its tool: its deadline, its grants.
@@ -316,7 +399,17 @@ export class IsolatedRunner implements Runner {
 					try {
 						from.send({ type: "broker-reply", requestId: message.requestId, reply });
 					} catch (error) {
-						from.send({ type: "broker-reply", requestId: message.requestId, reply: { ok: false, error: { phase: "runtime", message: `The answer could not be sent back: ${(error as Error).message}` } } });
+						from.send({
+							type: "broker-reply",
+							requestId: message.requestId,
+							reply: {
+								ok: false,
+								error: {
+									phase: "runtime",
+									message: `The answer could not be sent back: ${(error as Error).message}`,
+								},
+							},
+						});
 					}
 				});
 				return;
@@ -335,9 +428,21 @@ export class IsolatedRunner implements Runner {
 		const outOfMemory = /heap out of memory|Reached heap limit|Allocation failed/i.test(reason);
 		for (const entry of [...this.pending.values()]) {
 			if (entry.process !== process) continue;
-			entry.finish(fail(outOfMemory
-				? new ForgeError("memory", `'${entry.tool}' ran out of memory (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}) and its runner was stopped: ${reason}.`, { hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB. The runner restarts on the next call." })
-				: new ForgeError("runtime", `The tool's runner stopped: ${reason}.`, { hint: "The runner restarts on the next call; if this repeats, the tool may be exhausting memory." })));
+			entry.finish(
+				fail(
+					outOfMemory
+						? new ForgeError(
+								"memory",
+								`'${entry.tool}' ran out of memory (PI_FORGE_MAX_MEMORY_MB=${this.limits.memoryMb}) and its runner was stopped: ${reason}.`,
+								{
+									hint: "Process the input in smaller pieces, or raise PI_FORGE_MAX_MEMORY_MB. The runner restarts on the next call.",
+								},
+							)
+						: new ForgeError("runtime", `The tool's runner stopped: ${reason}.`, {
+								hint: "The runner restarts on the next call; if this repeats, the tool may be exhausting memory.",
+							}),
+				),
+			);
 		}
 	}
 
@@ -360,7 +465,12 @@ export class IsolatedRunner implements Runner {
 	private nodeInfo: Promise<{ path: string; version: string }> | undefined;
 	private node(): Promise<{ path: string; version: string }> {
 		const path = this.options.config.nodePath;
-		this.nodeInfo ??= path ? nodeVersionOf(path).then((version) => ({ path, version }), () => ({ path, version: "unknown" })) : Promise.resolve({ path: process.execPath, version: process.version });
+		this.nodeInfo ??= path
+			? nodeVersionOf(path).then(
+					(version) => ({ path, version }),
+					() => ({ path, version: "unknown" }),
+				)
+			: Promise.resolve({ path: process.execPath, version: process.version });
 		return this.nodeInfo;
 	}
 
@@ -369,7 +479,10 @@ export class IsolatedRunner implements Runner {
 		const [node, sandbox] = await Promise.all([this.node(), this.sandbox()]);
 		this.broker.useSandbox(sandbox);
 		const bundle = await hostBundle(this.options.runtimeDir);
-		const host: HostProcess = new HostProcess((message) => this.onMessage(message, host), (reason) => this.onExit(host, reason));
+		const host: HostProcess = new HostProcess(
+			(message) => this.onMessage(message, host),
+			(reason) => this.onExit(host, reason),
+		);
 		const typebox = locateTypebox();
 		await host.start({
 			node,
@@ -396,7 +509,8 @@ export class IsolatedRunner implements Runner {
 	private readonly called = new Set<string>();
 
 	async dispose(): Promise<void> {
-		for (const entry of [...this.pending.values()]) entry.finish(fail(new ForgeError("aborted", `'${entry.tool}' was stopped: pi is shutting down.`)));
+		for (const entry of [...this.pending.values()])
+			entry.finish(fail(new ForgeError("aborted", `'${entry.tool}' was stopped: pi is shutting down.`)));
 		// A host still starting (warm() at session start) would outlive pi and keep it from exiting: wait for it, then kill it.
 		const starting = this.starting?.catch(() => undefined);
 		this.host?.kill();
@@ -409,7 +523,14 @@ export class IsolatedRunner implements Runner {
 }
 
 function toForgeError(error: WireError): ForgeError {
-	return new ForgeError(error.phase, error.message, { location: error.location, stack: error.stack, hint: error.hint, notes: error.notes, origin: error.origin, console: error.console });
+	return new ForgeError(error.phase, error.message, {
+		location: error.location,
+		stack: error.stack,
+		hint: error.hint,
+		notes: error.notes,
+		origin: error.origin,
+		console: error.console,
+	});
 }
 
 /** Symlinks resolved (macOS's /tmp is /private/tmp); for a path that does not exist yet, its nearest existing parent's. */

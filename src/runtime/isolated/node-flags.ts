@@ -18,7 +18,9 @@ export interface PermissionOptions {
 /** Asks a Node binary for its version ("v24.21.0"). */
 export function nodeVersionOf(path: string): Promise<string> {
 	return new Promise((resolve, reject) => {
-		execFile(path, ["--version"], { timeout: 10_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+		execFile(path, ["--version"], { timeout: 10_000 }, (error, stdout) =>
+			error ? reject(error) : resolve(stdout.trim()),
+		);
 	});
 }
 

@@ -28,13 +28,25 @@ const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
  * Whether bubblewrap can sandbox here: found, and able to make the namespaces a sandbox needs (a trial run).
  * `setting` is PI_FORGE_SANDBOX: "off" turns it off on purpose.
  */
-export async function detectSandbox(setting: "auto" | "off" = "auto", platform = process.platform): Promise<SandboxStatus> {
+export async function detectSandbox(
+	setting: "auto" | "off" = "auto",
+	platform = process.platform,
+): Promise<SandboxStatus> {
 	if (setting === "off") return { kind: "none", reason: "turned off (PI_FORGE_SANDBOX=off)" };
-	if (platform !== "linux") return { kind: "none", reason: `no OS sandbox is supported on ${platform} yet (bubblewrap is Linux only)` };
+	if (platform !== "linux")
+		return { kind: "none", reason: `no OS sandbox is supported on ${platform} yet (bubblewrap is Linux only)` };
 	const path = CANDIDATES.find((candidate) => existsSync(candidate));
-	if (!path) return { kind: "none", reason: "bubblewrap (bwrap) is not installed; on Debian or Ubuntu: apt-get install bubblewrap" };
+	if (!path)
+		return {
+			kind: "none",
+			reason: "bubblewrap (bwrap) is not installed; on Debian or Ubuntu: apt-get install bubblewrap",
+		};
 	const trial = await run(path, [...bwrapArgs({ writable: [], readOnly: [], network: false }), "--", "true"]);
-	if (!trial.ok) return { kind: "none", reason: `bubblewrap cannot make its namespaces here (${trial.detail}); unprivileged user namespaces may be disabled` };
+	if (!trial.ok)
+		return {
+			kind: "none",
+			reason: `bubblewrap cannot make its namespaces here (${trial.detail}); unprivileged user namespaces may be disabled`,
+		};
 	const version = await run(path, ["--version"]);
 	return { kind: "bubblewrap", path, version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown" };
 }
@@ -55,7 +67,12 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 }
 
 /** `command args…` inside the sandbox, when there is one; unchanged otherwise. */
-export function sandboxed(status: SandboxStatus, spec: SandboxSpec, command: string, args: string[]): { command: string; args: string[] } {
+export function sandboxed(
+	status: SandboxStatus,
+	spec: SandboxSpec,
+	command: string,
+	args: string[],
+): { command: string; args: string[] } {
 	if (status.kind !== "bubblewrap") return { command, args };
 	return { command: status.path, args: [...bwrapArgs(spec), "--", command, ...args] };
 }
@@ -70,7 +87,11 @@ export function describeSandbox(status: SandboxStatus): string {
 function run(file: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
 	return new Promise((resolve) => {
 		execFile(file, args, { timeout: 5_000 }, (error, stdout, stderr) => {
-			resolve(error ? { ok: false, detail: (stderr || error.message).trim().split("\n")[0] } : { ok: true, detail: stdout.trim() });
+			resolve(
+				error
+					? { ok: false, detail: (stderr || error.message).trim().split("\n")[0] }
+					: { ok: true, detail: stdout.trim() },
+			);
 		});
 	});
 }

@@ -40,20 +40,27 @@ export class PreflightPool {
 
 	/** Fails every job, queued or loading, and ends the workers (pi gave up on them, or the host is recycled). */
 	failAll(error: WireError): Array<{ callId: number; json: string }> {
-		const failed = [...this.queue.splice(0), ...[...this.slots].flatMap((slot) => slot.job ?? [])].map((job) => ({ callId: job.callId, json: failure(error) }));
+		const failed = [...this.queue.splice(0), ...[...this.slots].flatMap((slot) => slot.job ?? [])].map((job) => ({
+			callId: job.callId,
+			json: failure(error),
+		}));
 		for (const slot of [...this.slots]) this.retire(slot);
 		return failed;
 	}
 
 	private pump(): void {
 		for (const slot of this.slots) if (!slot.job && this.queue.length) this.give(slot, this.queue.shift()!);
-		while (this.queue.length && this.slots.size < this.options.size) this.give(this.spawn(this.queue[0].limits), this.queue.shift()!);
+		while (this.queue.length && this.slots.size < this.options.size)
+			this.give(this.spawn(this.queue[0].limits), this.queue.shift()!);
 	}
 
 	private give(slot: Slot, job: BatchJob): void {
 		slot.job = job;
 		slot.timer = setTimeout(() => {
-			this.finish(slot, failure({ phase: "timeout", message: `Loading ${job.file} did not finish within ${job.timeoutMs} ms.` }));
+			this.finish(
+				slot,
+				failure({ phase: "timeout", message: `Loading ${job.file} did not finish within ${job.timeoutMs} ms.` }),
+			);
 			this.retire(slot);
 			this.pump();
 		}, job.timeoutMs);
@@ -74,7 +81,9 @@ export class PreflightPool {
 		const slot: Slot = { worker };
 		this.slots.add(slot);
 		worker.on("message", (message: unknown) => {
-			const { callId, type, json, clean } = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+			const { callId, type, json, clean } = (
+				typeof message === "object" && message !== null ? message : {}
+			) as Record<string, unknown>;
 			if (!slot.job || callId !== slot.job.callId) return;
 			if (type === "preflight-tainted") {
 				// Refused before loading: the job goes first to a fresh worker.
@@ -83,7 +92,12 @@ export class PreflightPool {
 				slot.job = undefined;
 				this.retire(slot);
 			} else {
-				this.finish(slot, typeof json === "string" ? json : failure({ phase: "load", message: "The preflight's verdict could not be read." }));
+				this.finish(
+					slot,
+					typeof json === "string"
+						? json
+						: failure({ phase: "load", message: "The preflight's verdict could not be read." }),
+				);
 				if (clean !== true) this.retire(slot);
 			}
 			this.pump();
@@ -94,9 +108,14 @@ export class PreflightPool {
 			this.pump();
 		};
 		worker.on("error", (error: Error & { code?: string }) =>
-			lost(error.code === "ERR_WORKER_OUT_OF_MEMORY"
-				? { phase: "memory", message: `Loading the module used more than ${limits.memoryMb} MB of heap and was stopped.` }
-				: { phase: "load", message: `The preflight load crashed: ${error.message}` }),
+			lost(
+				error.code === "ERR_WORKER_OUT_OF_MEMORY"
+					? {
+							phase: "memory",
+							message: `Loading the module used more than ${limits.memoryMb} MB of heap and was stopped.`,
+						}
+					: { phase: "load", message: `The preflight load crashed: ${error.message}` },
+			),
 		);
 		worker.on("exit", () => lost({ phase: "load", message: "The preflight load was stopped." }));
 		return slot;

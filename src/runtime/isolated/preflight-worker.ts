@@ -4,8 +4,9 @@
 // A worker serves one module and is then replaced, so what one module's top-level code changes (a prototype, a
 // global) is never seen by the next. A batch worker (`shared`: re-checks of files on disk, many at once) serves
 // modules until one changes what the next would share (shared-state.ts), and says so with each verdict.
-import * as path from "node:path";
+
 import { createRequire } from "node:module";
+import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { ForgeError } from "../../errors/forge-error.ts";
 import { checkShape } from "../../forge/preflight.ts";
@@ -18,9 +19,8 @@ import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
 import type { Limits, PreflightJob, WireError } from "./protocol.ts";
 import { settleLazyGlobals, watchSharedState } from "./shared-state.ts";
-import { BrokerError, RefusingBroker } from "./worker-broker.ts";
 import { toWireJson } from "./wire.ts";
-
+import { BrokerError, RefusingBroker } from "./worker-broker.ts";
 
 export interface PreflightWorkerData {
 	typeboxPath: string;
@@ -41,7 +41,14 @@ const typebox: unknown = data.shared ? createRequire(import.meta.url)(data.typeb
 if (data.shared) settleLazyGlobals();
 installEnvironment(broker, data.safeEnv);
 const { fs, promises } = createFsFacade(broker, data.roots, process.cwd(), data.unreadable);
-const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: createChildProcessFacade(broker) };
+const modules: Record<string, unknown> = {
+	fs,
+	"fs/promises": promises,
+	path,
+	"path/posix": path.posix,
+	"path/win32": path.win32,
+	child_process: createChildProcessFacade(broker),
+};
 const provide = (specifier: string) => {
 	const bare = specifier.replace(/^node:/, "");
 	if (Object.hasOwn(modules, bare)) return modules[bare];
@@ -62,9 +69,21 @@ parentPort!.on("message", (job: PreflightJob) => {
 	try {
 		json = toWireJson(load(job));
 	} catch {
-		json = toWireJson({ ok: false, error: { phase: "shape", message: `${job.file}'s metadata cannot be read (reading it throws).`, hint: "Keep metadata to the template: { name, description, parameters } as plain data." } });
+		json = toWireJson({
+			ok: false,
+			error: {
+				phase: "shape",
+				message: `${job.file}'s metadata cannot be read (reading it throws).`,
+				hint: "Keep metadata to the template: { name, description, parameters } as plain data.",
+			},
+		});
 	}
-	parentPort!.postMessage({ type: "preflight-result", callId: job.callId, json, ...(unchanged ? { clean: unchanged() } : {}) });
+	parentPort!.postMessage({
+		type: "preflight-result",
+		callId: job.callId,
+		json,
+		...(unchanged ? { clean: unchanged() } : {}),
+	});
 });
 
 function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; error: WireError } {
@@ -75,19 +94,34 @@ function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; er
 		return { ok: false, error: loadError(error, job) };
 	}
 	const shape = checkShape(exports, job.expectedName, job.file);
-	if (!shape.ok) return { ok: false, error: { phase: shape.error.phase, message: shape.error.message, hint: shape.error.details.hint } };
+	if (!shape.ok)
+		return {
+			ok: false,
+			error: { phase: shape.error.phase, message: shape.error.message, hint: shape.error.details.hint },
+		};
 	return { ok: true, shape: shape.value };
 }
 
 function loadError(error: unknown, job: PreflightJob): WireError {
 	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
-	const text = error instanceof Error ? (error.name && error.name !== "Error" && !(error instanceof BrokerError) ? `${error.name}: ${error.message}` : error.message) : String(error);
-	const mapped = job.map && error instanceof Error ? mapStack(error.stack, job.stagedPath, createPositionMapper(job.map), job.file) : undefined;
+	const text =
+		error instanceof Error
+			? error.name && error.name !== "Error" && !(error instanceof BrokerError)
+				? `${error.name}: ${error.message}`
+				: error.message
+			: String(error);
+	const mapped =
+		job.map && error instanceof Error
+			? mapStack(error.stack, job.stagedPath, createPositionMapper(job.map), job.file)
+			: undefined;
 	return {
 		phase: "load",
 		location: mapped?.location,
 		stack: mapped?.frames,
 		message: `Loading ${job.file} failed: ${text.split(job.stagedPath).join(job.file)}`,
-		hint: error instanceof BrokerError && error.wire.hint ? error.wire.hint : "The module throws while it loads: keep top-level code to the template and move work into the logic.",
+		hint:
+			error instanceof BrokerError && error.wire.hint
+				? error.wire.hint
+				: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
 	};
 }

@@ -126,11 +126,28 @@ export interface PreflightShape {
 
 // parent → host
 export type ToHost =
-	| { type: "call"; callId: number; tool: HostTool; params: Record<string, unknown>; context: CallContext; limits: Limits }
+	| {
+			type: "call";
+			callId: number;
+			tool: HostTool;
+			params: Record<string, unknown>;
+			context: CallContext;
+			limits: Limits;
+	  }
 	| { type: "cancel"; callId: number }
 	| { type: "stop"; tool: string }
 	/** `batch`: a re-check of a file on disk, loaded by the host's batch pool within `timeoutMs` (preflight-pool.ts). */
-	| { type: "preflight"; callId: number; stagedPath: string; code: string; map?: string; expectedName: string; file: string; limits: Limits; batch?: { timeoutMs: number } }
+	| {
+			type: "preflight";
+			callId: number;
+			stagedPath: string;
+			code: string;
+			map?: string;
+			expectedName: string;
+			file: string;
+			limits: Limits;
+			batch?: { timeoutMs: number };
+	  }
 	| { type: "broker-reply"; requestId: number; reply: BrokerReply };
 
 // host → parent
@@ -149,7 +166,9 @@ export type FromHost =
 	| { type: "recycle"; results: FromHost[] };
 
 // host ↔ worker
-export type ToWorker = { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext } | { type: "cancel"; callId: number };
+export type ToWorker =
+	| { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext }
+	| { type: "cancel"; callId: number };
 
 export type FromWorker =
 	| { type: "result"; callId: number; json: string }

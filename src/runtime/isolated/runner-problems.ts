@@ -45,7 +45,10 @@ export function diagnoseStart({ error, node, runtimeDir }: StartFailure): Diagno
 		const where = error.path.startsWith(runtimeDir) ? `the runner's folder ${runtimeDir}` : error.path;
 		return {
 			cause: `${where} could not be used (${error.code}: ${error.syscall ?? "file system"})`,
-			remedy: error.code === "ENOENT" ? "create the missing folder (or fix TMPDIR / PI_CODING_AGENT_DIR), then try again" : "make it writable for the user running pi, then try again",
+			remedy:
+				error.code === "ENOENT"
+					? "create the missing folder (or fix TMPDIR / PI_CODING_AGENT_DIR), then try again"
+					: "make it writable for the user running pi, then try again",
 		};
 	}
 	return {

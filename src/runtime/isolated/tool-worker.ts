@@ -7,20 +7,20 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ForgeError } from "../../errors/forge-error.ts";
 import { ConsoleBuffer, createCapturingConsole } from "../console-capture.ts";
 import type { CallInput } from "../error-origin.ts";
-import { runtimeError } from "../runtime-error.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
 import { type ContentBlock, normaliseResult, type ToolOutput } from "../result.ts";
 import type { RunnableTool } from "../runner.ts";
+import { runtimeError } from "../runtime-error.ts";
 import { createPositionMapper } from "../source-map.ts";
+import { installCallScope } from "./call-scope.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { createPiFacade, installEnvironment } from "./facades/environment.ts";
+import { createBrokeredFetch } from "./facades/fetch.ts";
 import { createFsFacade } from "./facades/fs.ts";
 import { harden } from "./harden.ts";
-import type { FromWorker, ToWorker, ToolWorkerData, WireError } from "./protocol.ts";
-import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
+import type { FromWorker, ToolWorkerData, ToWorker, WireError } from "./protocol.ts";
 import { toJsonValue, toWireJson } from "./wire.ts";
-import { installCallScope } from "./call-scope.ts";
-import { createBrokeredFetch } from "./facades/fetch.ts";
+import { BrokerClient, BrokerError, currentCall } from "./worker-broker.ts";
 
 const data = workerData as ToolWorkerData;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
@@ -34,7 +34,14 @@ if (data.limits.networkOff) globalThis.fetch = createBrokeredFetch(broker, () =>
 
 const { fs, promises } = createFsFacade(broker, data.roots, cwd, data.unreadable);
 const childProcess = createChildProcessFacade(broker);
-const modules: Record<string, unknown> = { fs, "fs/promises": promises, path, "path/posix": path.posix, "path/win32": path.win32, child_process: childProcess };
+const modules: Record<string, unknown> = {
+	fs,
+	"fs/promises": promises,
+	path,
+	"path/posix": path.posix,
+	"path/win32": path.win32,
+	child_process: childProcess,
+};
 const provide = (specifier: string) => {
 	const bare = specifier.replace(/^node:/, "");
 	if (Object.hasOwn(modules, bare)) return modules[bare];
@@ -61,20 +68,37 @@ parentPort!.on("message", (message: ToWorker) => {
 });
 
 // After the worker's own handles exist and before the module's code runs: what the module and its calls start is theirs.
-const scope = installCallScope(() => currentCall.getStore()?.callId, (callId) => calls.has(callId), () => calls.size > 0);
+const scope = installCallScope(
+	() => currentCall.getStore()?.callId,
+	(callId) => calls.has(callId),
+	() => calls.size > 0,
+);
 
 let execute: ((params: unknown, pi: unknown, ctx: unknown) => unknown) | undefined;
 let loadError: WireError | undefined;
 try {
-	const exports = evaluateModule(data.tool.code, data.tool.path, coreLibraryRequire(data.tool.name, provide), capturing);
+	const exports = evaluateModule(
+		data.tool.code,
+		data.tool.path,
+		coreLibraryRequire(data.tool.name, provide),
+		capturing,
+	);
 	if (typeof exports.execute === "function") execute = exports.execute as typeof execute;
 	else loadError = { phase: "shape", message: `${data.tool.file} does not export an \`execute\` function.` };
 } catch (error) {
 	const mapped = toWire(error);
-	loadError = { ...mapped, phase: mapped.phase === "runtime" ? "load" : mapped.phase, message: `Loading ${data.tool.file} failed: ${mapped.message}` };
+	loadError = {
+		...mapped,
+		phase: mapped.phase === "runtime" ? "load" : mapped.phase,
+		message: `Loading ${data.tool.file} failed: ${mapped.message}`,
+	};
 }
 
-async function run(callId: number, params: Record<string, unknown>, context: { cwd: string; hasUI: boolean }): Promise<void> {
+async function run(
+	callId: number,
+	params: Record<string, unknown>,
+	context: { cwd: string; hasUI: boolean },
+): Promise<void> {
 	if (!execute) {
 		postResult(callId, () => ({ ok: false, error: loadError! }));
 		return;
@@ -88,14 +112,38 @@ async function run(callId: number, params: Record<string, unknown>, context: { c
 		signal: controller.signal,
 		toolName: data.tool.name,
 		hasUI: context.hasUI,
-		notify: (text: unknown, level?: unknown) => post({ type: "notify", callId, message: String(text).slice(0, MAX_NOTIFY_CHARS), level: level === "warning" || level === "error" ? level : "info" }),
+		notify: (text: unknown, level?: unknown) =>
+			post({
+				type: "notify",
+				callId,
+				message: String(text).slice(0, MAX_NOTIFY_CHARS),
+				level: level === "warning" || level === "error" ? level : "info",
+			}),
 	};
 	try {
 		const value = await currentCall.run({ callId }, () => execute!(params, pi, ctx));
-		postResult(callId, () => ({ ok: true, output: capOutput(normaliseResult(value), data.limits.outputBytes), console: output.text() }), output.text());
+		postResult(
+			callId,
+			() => ({
+				ok: true,
+				output: capOutput(normaliseResult(value), data.limits.outputBytes),
+				console: output.text(),
+			}),
+			output.text(),
+		);
 	} catch (error) {
 		const printed = output.text();
-		postResult(callId, () => ({ ok: false, error: { ...toWire(error, { params, cwd: context.cwd }), ...(printed === undefined ? {} : { console: printed }) } }), printed);
+		postResult(
+			callId,
+			() => ({
+				ok: false,
+				error: {
+					...toWire(error, { params, cwd: context.cwd }),
+					...(printed === undefined ? {} : { console: printed }),
+				},
+			}),
+			printed,
+		);
 	} finally {
 		calls.delete(callId);
 		consoles.delete(callId);
@@ -126,7 +174,12 @@ function postResult(callId: number, make: () => unknown, printed?: string): void
 		json = toWireJson(make());
 	} catch (error) {
 		const why = safeMessage(error);
-		const wire: WireError = { phase: "runtime", message: `The tool's result cannot be read: reading it threw${why ? ` "${why}"` : ""}.`, hint: "Return plain data: a string, a JSON value or { content: [...] }.", ...(printed === undefined ? {} : { console: printed }) };
+		const wire: WireError = {
+			phase: "runtime",
+			message: `The tool's result cannot be read: reading it threw${why ? ` "${why}"` : ""}.`,
+			hint: "Return plain data: a string, a JSON value or { content: [...] }.",
+			...(printed === undefined ? {} : { console: printed }),
+		};
 		json = toWireJson({ ok: false, error: wire });
 	}
 	post({ type: "result", callId, json });
@@ -146,18 +199,30 @@ function toWire(error: unknown, input?: CallInput): WireError {
 	try {
 		return describeThrow(error, input);
 	} catch {
-		return { phase: "runtime", message: "The tool threw a value that cannot be read (reading it throws).", hint: "Throw an Error with a plain message." };
+		return {
+			phase: "runtime",
+			message: "The tool threw a value that cannot be read (reading it throws).",
+			hint: "Throw an Error with a plain message.",
+		};
 	}
 }
 
 function describeThrow(error: unknown, input?: CallInput): WireError {
-	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint, origin: error.details.origin };
+	if (error instanceof ForgeError)
+		return { phase: error.phase, message: error.message, hint: error.details.hint, origin: error.details.origin };
 	const mapped = runtimeError(error, tool, mapper, input);
 	const { location, stack, hint, origin } = mapped.details;
 	const wire: WireError = { phase: mapped.phase, message: mapped.message, location, stack, hint, origin };
 	if (error instanceof BrokerError) {
 		// The broker's own words (a refusal names the grant), kept whole; an fs error it relayed is still read for its origin.
-		return { ...wire, phase: error.wire.phase, message: error.wire.message, hint: error.wire.hint ?? wire.hint, notes: error.wire.notes, origin: error.wire.phase === "permission" ? "permission" : origin };
+		return {
+			...wire,
+			phase: error.wire.phase,
+			message: error.wire.message,
+			hint: error.wire.hint ?? wire.hint,
+			notes: error.wire.notes,
+			origin: error.wire.phase === "permission" ? "permission" : origin,
+		};
 	}
 	return wire;
 }
@@ -175,7 +240,11 @@ function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 			if (bytes <= budget) {
 				budget -= bytes;
 				content[i] = block;
-			} else content[i] = { type: "text", text: `[an image of ${kb(bytes)} KB was left out: the output is capped at ${kb(maxBytes)} KB]` };
+			} else
+				content[i] = {
+					type: "text",
+					text: `[an image of ${kb(bytes)} KB was left out: the output is capped at ${kb(maxBytes)} KB]`,
+				};
 			continue;
 		}
 		const bytes = Buffer.byteLength(block.text);
@@ -193,7 +262,10 @@ function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 	const details = toJsonValue(output.details);
 	const detailBytes = Buffer.byteLength(toWireJson(details));
 	if (detailBytes > budget) {
-		content[content.length] = { type: "text", text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]` };
+		content[content.length] = {
+			type: "text",
+			text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]`,
+		};
 		return { content };
 	}
 	return details === undefined ? { content } : { content, details };

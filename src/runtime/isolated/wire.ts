@@ -25,7 +25,7 @@ const { isArray } = Array;
 const stringify = JSON.stringify;
 const mapForEach = Map.prototype.forEach;
 const setForEach = Set.prototype.forEach;
-const isFinite = Number.isFinite;
+const isFiniteNumber = Number.isFinite;
 const bigintToString = BigInt.prototype.toString;
 
 /**
@@ -35,8 +35,9 @@ const bigintToString = BigInt.prototype.toString;
  */
 export function toJsonValue(value: unknown, depth = 0, ancestors: object[] = []): unknown {
 	if (typeof value === "bigint") return apply(bigintToString, value, []);
-	if (typeof value === "number") return isFinite(value) ? value : null;
-	if (typeof value !== "object" || value === null) return typeof value === "function" || typeof value === "symbol" ? undefined : value;
+	if (typeof value === "number") return isFiniteNumber(value) ? value : null;
+	if (typeof value !== "object" || value === null)
+		return typeof value === "function" || typeof value === "symbol" ? undefined : value;
 	if (depth >= MAX_JSON_DEPTH) return "[nested too deep]";
 	for (let i = 0; i < ancestors.length; i++) if (ancestors[i] === value) return "[Circular]";
 	const toJSON = (value as { toJSON?: unknown }).toJSON;
@@ -60,11 +61,18 @@ export function toJsonValue(value: unknown, depth = 0, ancestors: object[] = [])
 	}
 	const object: Record<string, unknown> = create(null);
 	const names = keys(value);
-	for (let i = 0; i < names.length; i++) addMember(object, names[i], (value as Record<string, unknown>)[names[i]], depth, inner);
+	for (let i = 0; i < names.length; i++)
+		addMember(object, names[i], (value as Record<string, unknown>)[names[i]], depth, inner);
 	return object;
 }
 
-function addMember(object: Record<string, unknown>, key: string, item: unknown, depth: number, ancestors: object[]): void {
+function addMember(
+	object: Record<string, unknown>,
+	key: string,
+	item: unknown,
+	depth: number,
+	ancestors: object[],
+): void {
 	const plain = toJsonValue(item, depth + 1, ancestors);
 	if (plain !== undefined) object[key] = plain;
 }
@@ -92,15 +100,37 @@ export function readWirePreflight(json: unknown): WirePreflight {
 	const value = parsed.value as Record<string, unknown>;
 	if (value.ok === false) return { ok: false, error: readWireError(value.error) };
 	const shape = value.shape as Record<string, unknown> | undefined;
-	if (!isRecord(shape) || typeof shape.name !== "string" || typeof shape.description !== "string" || !isRecord(shape.parameters)) {
+	if (
+		!isRecord(shape) ||
+		typeof shape.name !== "string" ||
+		typeof shape.description !== "string" ||
+		!isRecord(shape.parameters)
+	) {
 		return { ok: false, error: malformed("the module's shape is not { name, description, parameters }") };
 	}
 	return { ok: true, shape: { name: shape.name, description: shape.description, parameters: shape.parameters } };
 }
 
 const PHASES: ReadonlySet<string> = new Set<ForgePhase>([
-	"name", "description", "schema", "syntax", "import", "load", "shape", "tests", "arguments", "not-found", "broken",
-	"runtime", "timeout", "memory", "secrets", "aborted", "permission", "store", "runner",
+	"name",
+	"description",
+	"schema",
+	"syntax",
+	"import",
+	"load",
+	"shape",
+	"tests",
+	"arguments",
+	"not-found",
+	"broken",
+	"runtime",
+	"timeout",
+	"memory",
+	"secrets",
+	"aborted",
+	"permission",
+	"store",
+	"runner",
 ]);
 const ORIGINS: ReadonlySet<string> = new Set<ErrorOrigin>(["logic", "input", "permission"]);
 
@@ -108,7 +138,13 @@ const ORIGINS: ReadonlySet<string> = new Set<ErrorOrigin>(["logic", "input", "pe
 export function readWireError(raw: unknown): WireError {
 	const error = isRecord(raw) ? raw : {};
 	const text = (value: unknown) => (typeof value === "string" ? value.slice(0, MAX_FIELD_CHARS) : undefined);
-	const list = (value: unknown) => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string").slice(0, MAX_LIST_ITEMS).map((item) => item.slice(0, MAX_FIELD_CHARS)) : undefined);
+	const list = (value: unknown) =>
+		Array.isArray(value)
+			? value
+					.filter((item): item is string => typeof item === "string")
+					.slice(0, MAX_LIST_ITEMS)
+					.map((item) => item.slice(0, MAX_FIELD_CHARS))
+			: undefined;
 	const wire: WireError = {
 		phase: typeof error.phase === "string" && PHASES.has(error.phase) ? (error.phase as ForgePhase) : "runtime",
 		message: text(error.message) ?? "The tool failed without a message.",
@@ -123,12 +159,14 @@ export function readWireError(raw: unknown): WireError {
 		origin: typeof error.origin === "string" && ORIGINS.has(error.origin) ? (error.origin as ErrorOrigin) : undefined,
 		console: typeof error.console === "string" ? error.console : undefined,
 	};
-	for (const [key, value] of Object.entries(optional)) if (value !== undefined) (wire as unknown as Record<string, unknown>)[key] = value;
+	for (const [key, value] of Object.entries(optional))
+		if (value !== undefined) (wire as unknown as Record<string, unknown>)[key] = value;
 	return wire;
 }
 
 function readLocation(raw: unknown): SourceLocation | undefined {
-	if (!isRecord(raw) || typeof raw.file !== "string" || !Number.isInteger(raw.line) || !Number.isInteger(raw.column)) return undefined;
+	if (!isRecord(raw) || typeof raw.file !== "string" || !Number.isInteger(raw.line) || !Number.isInteger(raw.column))
+		return undefined;
 	return { file: raw.file.slice(0, 1000), line: raw.line as number, column: raw.column as number };
 }
 
@@ -136,8 +174,15 @@ function readOutput(raw: unknown): ToolOutput | undefined {
 	if (!isRecord(raw) || !Array.isArray(raw.content)) return undefined;
 	const content: ContentBlock[] = [];
 	for (const block of raw.content) {
-		if (isRecord(block) && block.type === "text" && typeof block.text === "string") content.push({ type: "text", text: block.text });
-		else if (isRecord(block) && block.type === "image" && typeof block.data === "string" && typeof block.mimeType === "string") content.push({ type: "image", data: block.data, mimeType: block.mimeType });
+		if (isRecord(block) && block.type === "text" && typeof block.text === "string")
+			content.push({ type: "text", text: block.text });
+		else if (
+			isRecord(block) &&
+			block.type === "image" &&
+			typeof block.data === "string" &&
+			typeof block.mimeType === "string"
+		)
+			content.push({ type: "image", data: block.data, mimeType: block.mimeType });
 		else return undefined;
 	}
 	return raw.details === undefined ? { content } : { content, details: raw.details };
@@ -145,7 +190,8 @@ function readOutput(raw: unknown): ToolOutput | undefined {
 
 function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false; error: WireError } {
 	if (typeof json !== "string") return { ok: false, error: malformed("it is not JSON text") };
-	if (json.length > MAX_WIRE_CHARS) return { ok: false, error: malformed(`it is larger than ${MAX_WIRE_CHARS / 1024 / 1024} MB`) };
+	if (json.length > MAX_WIRE_CHARS)
+		return { ok: false, error: malformed(`it is larger than ${MAX_WIRE_CHARS / 1024 / 1024} MB`) };
 	let value: unknown;
 	try {
 		value = JSON.parse(json);
@@ -153,12 +199,17 @@ function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false
 		return { ok: false, error: malformed("it is not valid JSON") };
 	}
 	if (!isRecord(value)) return { ok: false, error: malformed("it is not an object") };
-	if (!withinDepth(value, MAX_JSON_DEPTH + 8)) return { ok: false, error: malformed(`it is nested deeper than ${MAX_JSON_DEPTH} levels`) };
+	if (!withinDepth(value, MAX_JSON_DEPTH + 8))
+		return { ok: false, error: malformed(`it is nested deeper than ${MAX_JSON_DEPTH} levels`) };
 	return { ok: true, value };
 }
 
 function malformed(why: string): WireError {
-	return { phase: "runtime", message: `The tool's result could not be read: ${why}.`, hint: "Return a string, a JSON value or { content: [...] } from execute." };
+	return {
+		phase: "runtime",
+		message: `The tool's result could not be read: ${why}.`,
+		hint: "Return a string, a JSON value or { content: [...] } from execute.",
+	};
 }
 
 /** Whether parsed JSON nests no deeper than `max` (walked without recursion, so any depth is safe to check). */
@@ -168,7 +219,8 @@ export function withinDepth(value: unknown, max: number): boolean {
 		const [node, depth] = stack.pop()!;
 		if (typeof node !== "object" || node === null) continue;
 		if (depth > max) return false;
-		for (const child of Array.isArray(node) ? node : Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+		for (const child of Array.isArray(node) ? node : Object.values(node))
+			if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
 	}
 	return true;
 }
@@ -187,7 +239,14 @@ export class NotPlainData extends Error {}
  */
 export function plainData(value: unknown, budget = { items: 100_000 }, depth = 0): unknown {
 	if (--budget.items < 0) throw new NotPlainData("it holds too many values");
-	if (value === null || value === undefined || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return value;
+	if (
+		value === null ||
+		value === undefined ||
+		typeof value === "string" ||
+		typeof value === "number" ||
+		typeof value === "boolean"
+	)
+		return value;
 	if (typeof value !== "object") throw new NotPlainData(`it holds a ${typeof value}`);
 	if (depth > 16) throw new NotPlainData("it is nested too deep");
 	if (ArrayBuffer.isView(value)) {
@@ -195,9 +254,12 @@ export function plainData(value: unknown, budget = { items: 100_000 }, depth = 0
 		return new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength));
 	}
 	const proto = Object.getPrototypeOf(value);
-	if (Array.isArray(value) && proto === Array.prototype) return value.map((item) => plainData(item, budget, depth + 1));
-	if (proto !== Object.prototype && proto !== null) throw new NotPlainData(`it holds a ${Object.prototype.toString.call(value).slice(8, -1)}`);
+	if (Array.isArray(value) && proto === Array.prototype)
+		return value.map((item) => plainData(item, budget, depth + 1));
+	if (proto !== Object.prototype && proto !== null)
+		throw new NotPlainData(`it holds a ${Object.prototype.toString.call(value).slice(8, -1)}`);
 	const out: Record<string, unknown> = Object.create(null);
-	for (const key of Object.keys(value)) out[key] = plainData((value as Record<string, unknown>)[key], budget, depth + 1);
+	for (const key of Object.keys(value))
+		out[key] = plainData((value as Record<string, unknown>)[key], budget, depth + 1);
 	return out;
 }

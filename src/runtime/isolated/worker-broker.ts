@@ -87,9 +87,12 @@ export class BrokerClient implements Brokered {
 export const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 
 function checkPayload(request: BrokerRequest): void {
-	const bytes = payloadBytes(request.kind === "fs" ? request.args : request.kind === "exec" ? [request.input, request.env, request.args] : []);
+	const bytes = payloadBytes(
+		request.kind === "fs" ? request.args : request.kind === "exec" ? [request.input, request.env, request.args] : [],
+	);
 	if (bytes <= MAX_REQUEST_BYTES) return;
-	const what = request.kind === "fs" ? `fs.${request.action}` : request.kind === "exec" ? "A command's input" : "A request";
+	const what =
+		request.kind === "fs" ? `fs.${request.action}` : request.kind === "exec" ? "A command's input" : "A request";
 	throw new BrokerError({
 		phase: "runtime",
 		message: `${what} carries ${Math.round(bytes / 1024 / 1024)} MB: more than a forged tool may hand to pi's process at once (${MAX_REQUEST_BYTES / 1024 / 1024} MB).`,

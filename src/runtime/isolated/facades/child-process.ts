@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
 import type { Brokered } from "../worker-broker.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the facades wrap Node functions of every signature
 type AnyFn = (...args: any[]) => any;
 interface ExecOptions {
 	cwd?: string;
@@ -24,19 +25,28 @@ export function createChildProcessFacade(broker: Brokered): Record<string, unkno
 		shell,
 		cwd: typeof options.cwd === "string" ? options.cwd : undefined,
 		input: typeof options.input === "string" ? options.input : undefined,
-		env: options.env && typeof options.env === "object" ? Object.fromEntries(Object.entries(options.env).map(([k, v]) => [k, String(v)])) : undefined,
+		env:
+			options.env && typeof options.env === "object"
+				? Object.fromEntries(Object.entries(options.env).map(([k, v]) => [k, String(v)]))
+				: undefined,
 		timeoutMs: typeof options.timeout === "number" ? options.timeout : undefined,
 		maxBuffer: typeof options.maxBuffer === "number" ? options.maxBuffer : undefined,
 	});
-	const output = (text: string, options: ExecOptions) => (options.encoding && options.encoding !== "buffer" ? text : Buffer.from(text));
+	const output = (text: string, options: ExecOptions) =>
+		options.encoding && options.encoding !== "buffer" ? text : Buffer.from(text);
 	const failure = (label: string, result: ExecResult) =>
-		Object.assign(new Error(`Command failed: ${label}${result.error ? `\n${result.error}` : ""}${result.stderr ? `\n${result.stderr}` : ""}`), {
-			status: result.status,
-			code: result.status,
-			signal: result.signal,
-			stdout: result.stdout,
-			stderr: result.stderr,
-		});
+		Object.assign(
+			new Error(
+				`Command failed: ${label}${result.error ? `\n${result.error}` : ""}${result.stderr ? `\n${result.stderr}` : ""}`,
+			),
+			{
+				status: result.status,
+				code: result.status,
+				signal: result.signal,
+				stdout: result.stdout,
+				stderr: result.stderr,
+			},
+		);
 	const ok = (result: ExecResult) => !result.error && result.status === 0;
 	const splitArgs = (rest: unknown[]): [string[], ExecOptions, AnyFn | undefined] => {
 		const callback = typeof rest[rest.length - 1] === "function" ? (rest.pop() as AnyFn) : undefined;
@@ -57,10 +67,20 @@ export function createChildProcessFacade(broker: Brokered): Record<string, unkno
 	};
 	const spawnSync = (file: string, ...rest: unknown[]) => {
 		const [args, options] = splitArgs(rest);
-		const result = broker.sync(request(file, args, (options as { shell?: boolean }).shell === true, options)) as ExecResult;
+		const result = broker.sync(
+			request(file, args, (options as { shell?: boolean }).shell === true, options),
+		) as ExecResult;
 		const stdout = output(result.stdout, options);
 		const stderr = output(result.stderr, options);
-		return { pid: 0, output: [null, stdout, stderr], stdout, stderr, status: result.status, signal: result.signal, error: result.error ? new Error(result.error) : undefined };
+		return {
+			pid: 0,
+			output: [null, stdout, stderr],
+			stdout,
+			stderr,
+			status: result.status,
+			signal: result.signal,
+			error: result.error ? new Error(result.error) : undefined,
+		};
 	};
 
 	const runAsync = (label: string, req: ExecRequest, options: ExecOptions, callback?: AnyFn) => {
@@ -69,7 +89,12 @@ export function createChildProcessFacade(broker: Brokered): Record<string, unkno
 			(value) => {
 				const result = value as ExecResult;
 				child.finish(result);
-				if (callback) callback(ok(result) ? null : failure(label, result), output(result.stdout, { encoding: options.encoding ?? "utf8" }), output(result.stderr, { encoding: options.encoding ?? "utf8" }));
+				if (callback)
+					callback(
+						ok(result) ? null : failure(label, result),
+						output(result.stdout, { encoding: options.encoding ?? "utf8" }),
+						output(result.stderr, { encoding: options.encoding ?? "utf8" }),
+					);
 			},
 			(error) => {
 				child.fail(error);
@@ -86,8 +111,14 @@ export function createChildProcessFacade(broker: Brokered): Record<string, unkno
 		const [args, options, callback] = splitArgs(rest);
 		return runAsync([file, ...args].join(" "), request(file, args, false, options), options, callback);
 	};
-	const promised = (run: (...args: any[]) => unknown) => (...args: unknown[]) =>
-		new Promise((resolve, reject) => run(...args, (error: Error | null, stdout: string, stderr: string) => (error ? reject(error) : resolve({ stdout, stderr }))));
+	const promised =
+		(run: AnyFn) =>
+		(...args: unknown[]) =>
+			new Promise((resolve, reject) =>
+				run(...args, (error: Error | null, stdout: string, stderr: string) =>
+					error ? reject(error) : resolve({ stdout, stderr }),
+				),
+			);
 	Object.defineProperty(exec, promisify.custom, { value: promised(exec) });
 	Object.defineProperty(execFile, promisify.custom, { value: promised(execFile) });
 
@@ -97,7 +128,9 @@ export function createChildProcessFacade(broker: Brokered): Record<string, unkno
 		return runAsync([file, ...args].join(" "), req, { ...options, encoding: "buffer" });
 	};
 	const refuse = (name: string) => () => {
-		throw Object.assign(new Error(`child_process.${name} is not available to forged tools.`), { code: "ERR_FORGE_UNSUPPORTED" });
+		throw Object.assign(new Error(`child_process.${name} is not available to forged tools.`), {
+			code: "ERR_FORGE_UNSUPPORTED",
+		});
 	};
 
 	return { exec, execSync, execFile, execFileSync, spawn, spawnSync, fork: refuse("fork"), execPath: undefined };

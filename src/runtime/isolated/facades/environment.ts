@@ -38,8 +38,20 @@ export function installEnvironment(broker: Brokered, safeEnv: Record<string, str
 export function createPiFacade(broker: Brokered): unknown {
 	const facade = {
 		async exec(command: string, args: string[] = [], options: { cwd?: string; timeout?: number } = {}) {
-			const result = (await broker.async({ kind: "exec", file: command, args: args.map(String), shell: false, cwd: options.cwd, timeoutMs: options.timeout })) as ExecResult;
-			return { stdout: result.stdout, stderr: result.stderr, code: result.status ?? 1, killed: result.signal !== null };
+			const result = (await broker.async({
+				kind: "exec",
+				file: command,
+				args: args.map(String),
+				shell: false,
+				cwd: options.cwd,
+				timeoutMs: options.timeout,
+			})) as ExecResult;
+			return {
+				stdout: result.stdout,
+				stderr: result.stderr,
+				code: result.status ?? 1,
+				killed: result.signal !== null,
+			};
 		},
 	};
 	return new Proxy(facade, {

@@ -12,14 +12,19 @@ export const MAX_NET_BODY_BYTES = 10 * 1024 * 1024;
  * `classes` gives Request and Response when the first request is made: reading them loads Node's fetch machinery,
  * which a worker that never fetches should not pay for at start.
  */
-export function createBrokeredFetch(broker: Brokered, classes: () => { Request: typeof Request; Response: typeof Response }): typeof fetch {
+export function createBrokeredFetch(
+	broker: Brokered,
+	classes: () => { Request: typeof Request; Response: typeof Response },
+): typeof fetch {
 	const brokeredFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
 		const { Request: RequestClass, Response: ResponseClass } = classes();
 		const request = new RequestClass(input, init);
 		const url = new URL(request.url);
-		if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError(`fetch: only http: and https: URLs can be fetched by a forged tool (${url.protocol})`);
+		if (url.protocol !== "http:" && url.protocol !== "https:")
+			throw new TypeError(`fetch: only http: and https: URLs can be fetched by a forged tool (${url.protocol})`);
 		const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-		if (body && body.length > MAX_NET_BODY_BYTES) throw new TypeError(`fetch: the request body is over ${MAX_NET_BODY_BYTES} bytes`);
+		if (body && body.length > MAX_NET_BODY_BYTES)
+			throw new TypeError(`fetch: the request body is over ${MAX_NET_BODY_BYTES} bytes`);
 		let reply: NetResult;
 		try {
 			reply = (await broker.async({
@@ -32,8 +37,15 @@ export function createBrokeredFetch(broker: Brokered, classes: () => { Request: 
 		} catch (error) {
 			throw asFetchError(error);
 		}
-		const payload = reply.body === undefined || [101, 204, 205, 304].includes(reply.status) ? null : Buffer.from(reply.body, "base64");
-		const response = new ResponseClass(payload, { status: reply.status, statusText: reply.statusText, headers: reply.headers });
+		const payload =
+			reply.body === undefined || [101, 204, 205, 304].includes(reply.status)
+				? null
+				: Buffer.from(reply.body, "base64");
+		const response = new ResponseClass(payload, {
+			status: reply.status,
+			statusText: reply.statusText,
+			headers: reply.headers,
+		});
 		Object.defineProperty(response, "url", { value: reply.url });
 		return response;
 	};

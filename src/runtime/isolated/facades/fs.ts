@@ -3,11 +3,12 @@
 // (through a path or a symlink), are brokered by pi's process, which applies the capability policy.
 import * as realFs from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Writable } from "node:stream";
-import type { Brokered } from "../worker-broker.ts";
+import { fileURLToPath } from "node:url";
 import { type Access, type EncodedDirents, type EncodedStats, FS_OPS, REFUSED_FS_OPS } from "../fs-ops.ts";
+import type { Brokered } from "../worker-broker.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the facades wrap Node functions of every signature
 type AnyFn = (...args: any[]) => any;
 
 export interface FsFacade {
@@ -24,8 +25,14 @@ const FD_READS = ["read", "readv", "fstat", "close", "fsync", "fdatasync"];
 /** Functions that write through a descriptor: never (a descriptor may be the runner's own channel to pi). */
 // The built-ins the checks below use, saved when this module loads (before any tool code runs): a tool that rewrites
 // String.prototype.startsWith, Array.prototype.some, Buffer or URL cannot change what counts as inside the project.
-const stringStartsWith = Function.prototype.call.bind(String.prototype.startsWith) as (text: string, prefix: string) => boolean;
-const stringEndsWith = Function.prototype.call.bind(String.prototype.endsWith) as (text: string, suffix: string) => boolean;
+const stringStartsWith = Function.prototype.call.bind(String.prototype.startsWith) as (
+	text: string,
+	prefix: string,
+) => boolean;
+const stringEndsWith = Function.prototype.call.bind(String.prototype.endsWith) as (
+	text: string,
+	suffix: string,
+) => boolean;
 const isView = ArrayBuffer.isView;
 const bufferFrom = Buffer.from.bind(Buffer) as (buffer: ArrayBufferLike, offset: number, length: number) => Buffer;
 const SavedURL = URL;
@@ -51,7 +58,9 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 			const href = String((value as { href: unknown }).href);
 			if (stringStartsWith(href, "file:")) return fileURLToPath(href);
 		}
-		throw Object.assign(new TypeError("A path must be a string, a Buffer, a Uint8Array or a file: URL."), { code: "ERR_INVALID_ARG_TYPE" });
+		throw Object.assign(new TypeError("A path must be a string, a Buffer, a Uint8Array or a file: URL."), {
+			code: "ERR_INVALID_ARG_TYPE",
+		});
 	};
 	const inRoots = (path: string) => {
 		for (let i = 0; i < roots.length; i++) {
@@ -63,7 +72,11 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 	/** The forge's own files (its health file, its audit log) are no tool's to read, by any path or link. */
 	const checkReadable = (real: string) => {
 		for (let i = 0; i < unreadable.length; i++) {
-			if (unreadable[i] === real) throw Object.assign(new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`), { code: "EACCES", path: real });
+			if (unreadable[i] === real)
+				throw Object.assign(
+					new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`),
+					{ code: "EACCES", path: real },
+				);
 		}
 	};
 	/** A read stays local when its real target is inside the roots (a symlink pointing out makes it brokered). */
@@ -92,8 +105,14 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 	const checkDescriptor = (name: string, value: unknown, access: Access) => {
 		const fd = descriptor(value);
 		if (fd === undefined) return;
-		if (access === "write") throw unsupported(`fs.${name} on a file descriptor is not available to forged tools: name the file by its path.`);
-		if (!ownFds.has(fd)) throw unsupported(`fs.${name} works only on a file descriptor the tool opened itself (fs.open / fs.openSync).`);
+		if (access === "write")
+			throw unsupported(
+				`fs.${name} on a file descriptor is not available to forged tools: name the file by its path.`,
+			);
+		if (!ownFds.has(fd))
+			throw unsupported(
+				`fs.${name} works only on a file descriptor the tool opened itself (fs.open / fs.openSync).`,
+			);
 	};
 
 	const prepare = (name: string, paths: Array<[number, Access]>, args: unknown[]) => {
@@ -145,7 +164,10 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		};
 		const runCallback = (...args: unknown[]) => {
 			const callback = typeof args[args.length - 1] === "function" ? (args.pop() as AnyFn) : undefined;
-			runAsync(...args).then((value) => callback?.(null, value), (error) => callback?.(error));
+			runAsync(...args).then(
+				(value) => callback?.(null, value),
+				(error) => callback?.(error),
+			);
 		};
 
 		if (realSync) fs[`${name}Sync`] = runSync;
@@ -166,7 +188,10 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		}
 	};
 	fs.exists = (path: unknown, callback: (exists: boolean) => void) => {
-		(promises.access as AnyFn)(path).then(() => callback(true), () => callback(false));
+		(promises.access as AnyFn)(path).then(
+			() => callback(true),
+			() => callback(false),
+		);
 	};
 
 	for (const name of REFUSED_FS_OPS) {
@@ -176,12 +201,19 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 	}
 
 	// Opening: read-only, inside the roots; the descriptor is remembered as the tool's own.
-	const readOnlyFlags = (flags: unknown) => flags === undefined || flags === "r" || flags === realFs.constants.O_RDONLY;
+	const readOnlyFlags = (flags: unknown) =>
+		flags === undefined || flags === "r" || flags === realFs.constants.O_RDONLY;
 	const openTarget = (name: string, path: unknown, flags: unknown) => {
-		if (!readOnlyFlags(flags)) throw unsupported(`fs.${name} for writing is not available to forged tools: use fs.writeFile or fs.appendFile.`);
+		if (!readOnlyFlags(flags))
+			throw unsupported(
+				`fs.${name} for writing is not available to forged tools: use fs.writeFile or fs.appendFile.`,
+			);
 		if (descriptor(path) !== undefined) throw unsupported(`fs.${name} needs a path.`);
 		const target = toPath(path);
-		if (!isLocal(target)) throw unsupported(`fs.${name} outside the project is not available: use fs.readFile, which can ask for access.`);
+		if (!isLocal(target))
+			throw unsupported(
+				`fs.${name} outside the project is not available: use fs.readFile, which can ask for access.`,
+			);
 		return target;
 	};
 	fs.openSync = (path: unknown, flags?: unknown, ...rest: unknown[]) => {
@@ -198,7 +230,11 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		});
 	};
 	promises.open = async (path: unknown, flags?: unknown, ...rest: unknown[]) => {
-		const handle = await realFs.promises.open(openTarget("promises.open", path, flags) as string, flags as undefined, ...(rest as []));
+		const handle = await realFs.promises.open(
+			openTarget("promises.open", path, flags) as string,
+			flags as undefined,
+			...(rest as []),
+		);
 		ownFds.add(handle.fd);
 		return handle;
 	};
@@ -225,7 +261,8 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		fs[`${name}Sync`] = refuse(`${name}Sync`, why);
 	}
 
-	const outside = "outside the project is not available: use fs.readFile, fs.readdir or fs.stat, which can ask for access.";
+	const outside =
+		"outside the project is not available: use fs.readFile, fs.readdir or fs.stat, which can ask for access.";
 	for (const name of LOCAL_READS) {
 		for (const [target, real, label] of [
 			[fs, (realFs as unknown as Record<string, AnyFn | undefined>)[name], name],
@@ -253,7 +290,10 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 		return realFs.createReadStream(target as string, options as never);
 	};
 	fs.createWriteStream = (path: unknown, options?: { flags?: string; fd?: unknown }) => {
-		if (options?.fd !== undefined || descriptor(path) !== undefined) throw unsupported("fs.createWriteStream on a file descriptor is not available to forged tools: name the file by its path.");
+		if (options?.fd !== undefined || descriptor(path) !== undefined)
+			throw unsupported(
+				"fs.createWriteStream on a file descriptor is not available to forged tools: name the file by its path.",
+			);
 		return brokeredWriteStream(broker, toPath(path) as string, options?.flags?.startsWith("a") ?? false);
 	};
 
@@ -270,7 +310,12 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 }
 
 function isFileHandle(value: unknown): value is { fd: number } {
-	return typeof value === "object" && value !== null && typeof (value as { fd?: unknown }).fd === "number" && typeof (value as { close?: unknown }).close === "function";
+	return (
+		typeof value === "object" &&
+		value !== null &&
+		typeof (value as { fd?: unknown }).fd === "number" &&
+		typeof (value as { close?: unknown }).close === "function"
+	);
 }
 
 /** A write stream whose chunks are appended by the broker, in order. */
@@ -294,7 +339,9 @@ function cloneable(value: unknown): unknown {
 	if (typeof value === "function") return undefined;
 	if (value instanceof AbortSignal) return undefined;
 	if (value && typeof value === "object" && !ArrayBuffer.isView(value) && !Array.isArray(value)) {
-		return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== "function" && !(v instanceof AbortSignal)));
+		return Object.fromEntries(
+			Object.entries(value).filter(([, v]) => typeof v !== "function" && !(v instanceof AbortSignal)),
+		);
 	}
 	return value;
 }
