@@ -13,8 +13,8 @@
 // other, each checked with its load in a fresh worker (verifyToolFile with the runner's per-forge preflight).
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hashSource } from "../src/contract/tool-files.ts";
 import { verifyToolFile } from "../src/forge/check-source.ts";
-import { hashSource } from "../src/store/tool-files.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
 import { generatedTools, generateToolbox } from "../test/helpers/big-toolbox.ts";
 import { benchEnv, benchHost, type Metric, mark, stats, table, tempDir, writeResult } from "./lib.ts";

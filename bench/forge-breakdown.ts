@@ -1,15 +1,15 @@
 // Where a forge's time goes: the stages of runForgePipeline + Toolbox.forge, called one by one in the same order
 // (same exported functions, same store), each timed. Figures only; the sum is close to, not equal to, a real forge.
 import { join } from "node:path";
+import { validateName } from "../src/contract/names.ts";
+import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../src/contract/tool-files.ts";
 import { checkImports } from "../src/forge/imports.ts";
-import { validateName } from "../src/forge/names.ts";
 import { preflightLoad } from "../src/forge/preflight.ts";
 import { renderTool } from "../src/forge/render.ts";
 import { loadTemplate } from "../src/forge/template.ts";
 import { transpile } from "../src/forge/transpile.ts";
 import { validateParametersSchema } from "../src/schema/parameters-schema.ts";
 import { emptyRegistry, entryFromMeta, serializeRegistry } from "../src/store/registry.ts";
-import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../src/store/tool-files.ts";
 import { ToolboxStore } from "../src/store/toolbox-store.ts";
 import { line, ms, stats, tempDir, time, writeResult } from "./lib.ts";
 import { toolSpec } from "./tools.ts";

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readConfig } from "../src/config.ts";
-import { InlineRunner } from "../src/runtime/inline-runner.ts";
-import type { IsolatedRunner } from "../src/runtime/isolated/isolated-runner.ts";
-import type { RunHost } from "../src/runtime/runner.ts";
+import { InlineRunner } from "../src/run/inline-runner.ts";
+import type { IsolatedRunner } from "../src/run/isolated/isolated-runner.ts";
+import type { RunHost } from "../src/run/runner.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
 import { Toolbox } from "../src/toolbox/toolbox.ts";
 

@@ -3,8 +3,8 @@
 // forge must go live. Figures: caught, correctly located, size of the error text the model reads, repaired.
 // BENCH_VERBOSE=1 prints every error text; BENCH_ONLY=id[,id…] runs only those fixtures.
 import { join } from "node:path";
-import type { ForgeError } from "../src/errors/forge-error.ts";
-import { MAX_ERROR_CHARS } from "../src/errors/format.ts";
+import { MAX_ERROR_CHARS } from "../src/contract/error-format.ts";
+import type { ForgeError } from "../src/contract/forge-error.ts";
 import { toPiError } from "../src/pi/output.ts";
 import { REPAIR_CASES, type RepairCase } from "../test/fixtures/repair-corpus/index.ts";
 import { isolatedToolbox, line, type Metric, mark, table, tempDir, writeResult } from "./lib.ts";

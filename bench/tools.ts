@@ -1,5 +1,5 @@
 // The tools the benchmarks forge: realistic few-line logic, distinct per index.
-import type { ForgeRequest } from "../src/forge/pipeline.ts";
+import type { ForgeRequest } from "../src/toolbox/forge-pipeline.ts";
 
 export interface ToolSpec extends ForgeRequest {
 	name: string;

@@ -1,7 +1,7 @@
 // use_forge_tool overhead: Toolbox.use() on a forged tool vs calling a plain function with the same body.
 import { join } from "node:path";
 import { readConfig } from "../src/config.ts";
-import { InlineRunner } from "../src/runtime/inline-runner.ts";
+import { InlineRunner } from "../src/run/inline-runner.ts";
 import { Toolbox } from "../src/toolbox/toolbox.ts";
 import { benchEnv, line, mark, ms as msN, stats, tempDir, time, writeResult } from "./lib.ts";
 

@@ -2,7 +2,7 @@
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { readConfig } from "../src/config.ts";
-import { InlineRunner } from "../src/runtime/inline-runner.ts";
+import { InlineRunner } from "../src/run/inline-runner.ts";
 import { Toolbox } from "../src/toolbox/toolbox.ts";
 import { SAMPLE_TOOLS } from "./sample-tools.ts";
 

@@ -1,5 +1,5 @@
 // The sample toolbox shipped in extensions/: three small tools, forged by the real pipeline (see build-samples.ts).
-import type { ForgeRequest } from "../src/forge/pipeline.ts";
+import type { ForgeRequest } from "../src/toolbox/forge-pipeline.ts";
 
 export const SAMPLE_TOOLS: ForgeRequest[] = [
 	{

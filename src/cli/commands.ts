@@ -1,7 +1,7 @@
 // What each `agent-forge` command does with an opened toolbox; resolves to the exit code (0 ok, 1 failed).
 // Arguments arrive checked by parse-args.ts (count, flags, versions).
 import { resolve } from "node:path";
-import { formatForModel, formatForPerson } from "../errors/format.ts";
+import { formatForModel, formatForPerson } from "../contract/error-format.ts";
 import { exportPackage, importTools } from "../share/package.ts";
 import { checkToolbox } from "../toolbox/check.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";

@@ -1,6 +1,6 @@
 // The checks every forged source passes before it may run: syntax (esbuild) and imports (acorn), and for files on disk a preflight load.
-import { fail, ok, type Result } from "../errors/forge-error.ts";
-import { tsFileOf } from "../store/tool-files.ts";
+import { fail, ok, type Result } from "../contract/forge-error.ts";
+import { tsFileOf } from "../contract/tool-files.ts";
 import { checkImports } from "./imports.ts";
 import type { ModuleShape, PreflightLoader } from "./preflight.ts";
 import { type Transpiled, transpile } from "./transpile.ts";

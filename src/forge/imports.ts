@@ -1,9 +1,9 @@
 // Stage 5 of the forge: parse the transpiled module (acorn) and refuse what reaches outside the core library.
 import { type Node, parse } from "acorn";
 import { fullAncestor } from "acorn-walk";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import { ALLOWED_MODULES_TEXT, isAllowedModule, TYPE_ONLY_MODULES } from "../runtime/core-library.ts";
-import { createPositionMapper } from "../runtime/source-map.ts";
+import { ALLOWED_MODULES_TEXT, isAllowedModule, TYPE_ONLY_MODULES } from "../contract/allowed-modules.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { createPositionMapper } from "../contract/source-map.ts";
 import type { CompiledCode } from "./transpile.ts";
 
 export interface Violation {

@@ -2,9 +2,9 @@
 // is the classic slip, and would otherwise surface later as "undefined" at run time.
 import { type Node, parse } from "acorn";
 import { fullAncestor } from "acorn-walk";
-import { closestName } from "../errors/did-you-mean.ts";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import { createPositionMapper } from "../runtime/source-map.ts";
+import { closestName } from "../contract/did-you-mean.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { createPositionMapper } from "../contract/source-map.ts";
 import type { CompiledCode } from "./transpile.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: acorn's ESTree nodes are walked by field name; each field read is checked where it is used

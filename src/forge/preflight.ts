@@ -3,10 +3,10 @@
 // code that is preflighted is exactly the code that will run (and babel's few milliseconds are saved).
 // Runners call this where they run code: the inline runner in pi's process, the isolated one in its host.
 import { createJiti, type Jiti } from "jiti";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import { createPositionMapper } from "../runtime/source-map.ts";
-import { mapStack } from "../runtime/stack.ts";
-import { locateTypebox } from "../runtime/typebox.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { createPositionMapper } from "../contract/source-map.ts";
+import { mapStack } from "../contract/stack.ts";
+import { locateTypebox } from "../run/typebox.ts";
 
 export interface ModuleShape {
 	name: string;

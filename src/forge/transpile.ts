@@ -1,6 +1,6 @@
 // Stage 4 of the forge: transpile with esbuild. Syntax errors come back with their line and column in `forge-<name>.ts`.
 import { type Message, type TransformOptions, transform } from "esbuild";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 
 export interface CompiledCode {
 	code: string;

@@ -3,9 +3,9 @@
 // the model (see `hideFromModel`).
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
-import { formatForPerson } from "../errors/format.ts";
+import { formatForPerson } from "../contract/error-format.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
-import { describeSandbox } from "../runtime/isolated/os-sandbox.ts";
+import { describeSandbox } from "../run/isolated/os-sandbox.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";

@@ -1,8 +1,8 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ConfigProblem } from "../config.ts";
-import { ForgeError } from "../errors/forge-error.ts";
-import { FORGE_TOOL_NAMES, type TakenNames } from "../forge/names.ts";
+import { ForgeError } from "../contract/forge-error.ts";
+import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";

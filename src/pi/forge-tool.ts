@@ -2,9 +2,9 @@
 
 import { createTwoFilesPatch } from "diff";
 import { type Static, Type } from "typebox";
-import type { Forged } from "../forge/pipeline.ts";
-import { describeTest, type TestsChange } from "../forge/tool-tests.ts";
+import { describeTest, type TestsChange } from "../contract/tool-tests.ts";
 import { exampleArgs } from "../schema/example-args.ts";
+import type { Forged } from "../toolbox/forge-pipeline.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";

@@ -1,7 +1,7 @@
 // What pi lends a forged tool at run time: the ExtensionAPI as `pi`, and notifications through the UI when there is one.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { sanitizeForDisplay } from "../policy/terminal-text.ts";
-import type { RunHost } from "../runtime/runner.ts";
+import type { RunHost } from "../run/runner.ts";
 
 export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined): RunHost {
 	const hasUI = ctx?.hasUI ?? false;

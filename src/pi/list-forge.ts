@@ -3,10 +3,10 @@
 
 import { basename, isAbsolute, relative } from "node:path";
 import { type Static, Type } from "typebox";
-import { closeNames } from "../errors/did-you-mean.ts";
-import { ForgeError } from "../errors/forge-error.ts";
+import { closeNames } from "../contract/did-you-mean.ts";
+import { ForgeError } from "../contract/forge-error.ts";
+import { hashSource, parseMeta } from "../contract/tool-files.ts";
 import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
-import { hashSource, parseMeta } from "../store/tool-files.ts";
 import type { Toolbox, ToolView } from "../toolbox/toolbox.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 import type { ForgeSession } from "./forge-session.ts";

@@ -2,9 +2,9 @@
 
 import { realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import type { ForgeError } from "../errors/forge-error.ts";
-import { formatForModel } from "../errors/format.ts";
-import type { ContentBlock, ToolOutput } from "../runtime/result.ts";
+import { formatForModel } from "../contract/error-format.ts";
+import type { ForgeError } from "../contract/forge-error.ts";
+import type { ContentBlock, ToolOutput } from "../run/result.ts";
 import { redactForModel, redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "./pi-exports.ts";
 

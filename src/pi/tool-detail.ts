@@ -1,7 +1,8 @@
 // `list_forge` with a name: one tool in full for the model — state, description, schema, tests and its current source
 // (with the logic to pass to forge_tool again), bounded in size. Pure: list-forge.ts reads the files and passes them in.
+
+import { describeTest, type ToolTest } from "../contract/tool-tests.ts";
 import { type ExtractedLogic, extractLogic } from "../forge/render.ts";
-import { describeTest, type ToolTest } from "../forge/tool-tests.ts";
 import type { ToolView } from "../toolbox/toolbox.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 

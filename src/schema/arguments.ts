@@ -1,8 +1,8 @@
 // Argument validation for forged tools: one compiled Ajv validator per tool version, cached. A schema with a
 // regular expression or a `$ref` in it is validated off pi's main thread, within a bound (see bounded-checker.ts).
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import type { BoundedChecker } from "../runtime/bounded-checker.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import type { BoundedChecker } from "../run/bounded-checker.ts";
 import { compileSchema, forAjv as forAjvSchema } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
 import type { JsonSchema } from "./parameters-schema.ts";

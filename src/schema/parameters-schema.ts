@@ -1,7 +1,7 @@
 // Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
 
-import { closestName } from "../errors/did-you-mean.ts";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
+import { closestName } from "../contract/did-you-mean.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import { compileSchema, forAjv, sharedAjv } from "./ajv.ts";
 import { fieldPath } from "./field-path.ts";
 

@@ -4,9 +4,9 @@ import { readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import type { TakenNames } from "../forge/names.ts";
-import { jsonFileOf, parseToolFileName, tsFileOf } from "../store/tool-files.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import type { TakenNames } from "../contract/names.ts";
+import { jsonFileOf, parseToolFileName, tsFileOf } from "../contract/tool-files.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 
 const INDEX_TEMPLATE = fileURLToPath(new URL("../../templates/package-index.ts.tmpl", import.meta.url));

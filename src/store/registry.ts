@@ -1,6 +1,6 @@
 // The registry model: `forge-registry.json`, a manifest derived from the per-tool files, and its freshness check.
-import type { ForgeErrorData } from "../errors/forge-error.ts";
-import type { ToolMeta } from "./tool-files.ts";
+import type { ForgeErrorData } from "../contract/forge-error.ts";
+import type { ToolMeta } from "../contract/tool-files.ts";
 
 export type ToolStatus = "ok" | "broken";
 

@@ -3,9 +3,9 @@
 import { statSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { jsonFileOf, parseToolFileName, REGISTRY_FILE, tsFileOf } from "../contract/tool-files.ts";
 import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
-import { jsonFileOf, parseToolFileName, REGISTRY_FILE, tsFileOf } from "./tool-files.ts";
 import {
 	commitPromote,
 	commitRemove,

@@ -17,7 +17,7 @@ import {
 	unlink,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { jsonFileOf, tsFileOf } from "./tool-files.ts";
+import { jsonFileOf, tsFileOf } from "../contract/tool-files.ts";
 
 export const STAGING_DIR = ".staging";
 const COMMIT_FILE = "COMMIT";

@@ -1,10 +1,10 @@
 // Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
 // runner, its tests — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
 // Several tools at once, their loads in the runner's batch workers (as the re-checks at pi's start).
-import { ForgeError, type ForgeErrorData } from "../errors/forge-error.ts";
+import { ForgeError, type ForgeErrorData } from "../contract/forge-error.ts";
+import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../contract/tool-files.ts";
+import { testFailure } from "../contract/tool-tests.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
-import { testFailure } from "../forge/tool-tests.ts";
-import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../store/tool-files.ts";
 import type { Toolbox } from "./toolbox.ts";
 
 export interface ToolVerdict {

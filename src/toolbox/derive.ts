@@ -1,12 +1,12 @@
 // Derives a tool's registry entry from its files: trusts a pair the forge wrote, re-checks a hand edit (unless the
 // compile cache shows this very source passed the checks), adopts a lone `forge-<name>.ts`.
-import { ForgeError } from "../errors/forge-error.ts";
+import { ForgeError } from "../contract/forge-error.ts";
+import { hashSource, jsonFileOf, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import type { ModuleShape, PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import type { CompileCache } from "../store/compile-cache.ts";
 import { entryFromMeta, type RegistryEntry, type ToolStamps } from "../store/registry.ts";
-import { hashSource, jsonFileOf, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 
 export interface Derived {

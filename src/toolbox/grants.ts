@@ -5,7 +5,7 @@ import { safeEnvironment } from "../policy/capability.ts";
 import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
 import { ANY_VERSION } from "../policy/grants-store.ts";
 import { sanitizeForDisplay as shown } from "../policy/terminal-text.ts";
-import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
+import { resolveProgram } from "../run/isolated/resolve-program.ts";
 import type { OpenedToolbox } from "./open-toolbox.ts";
 
 export type GrantOutcome = { ok: true; message: string } | { ok: false; message: string };

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import type { ForgeErrorData } from "../errors/forge-error.ts";
+import type { ForgeErrorData } from "../contract/forge-error.ts";
 import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
 
 export interface ToolHealth {

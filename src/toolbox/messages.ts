@@ -1,6 +1,6 @@
 // What the toolbox says when it cannot run or repair a tool: an unknown name (with look-alikes), a broken tool, and
 // the advice after repeated failed repairs. Pure: the toolbox passes in what it knows.
-import { ForgeError } from "../errors/forge-error.ts";
+import { ForgeError } from "../contract/forge-error.ts";
 import type { HistoryEntry } from "../store/history.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 

@@ -7,8 +7,8 @@ import { AuditLog } from "../policy/audit-log.ts";
 import { safeEnvironment } from "../policy/capability.ts";
 import { migrateGrants } from "../policy/grants-migration.ts";
 import { GrantsStore } from "../policy/grants-store.ts";
-import { IsolatedRunner } from "../runtime/isolated/isolated-runner.ts";
-import { resolveProgram } from "../runtime/isolated/resolve-program.ts";
+import { IsolatedRunner } from "../run/isolated/isolated-runner.ts";
+import { resolveProgram } from "../run/isolated/resolve-program.ts";
 import { HEALTH_FILE } from "./health.ts";
 import { type OpenReport, Toolbox } from "./toolbox.ts";
 

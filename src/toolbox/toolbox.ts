@@ -3,23 +3,16 @@
 // touch the disk themselves. Changes are serialised in this process and, through the toolbox lock, across processes.
 import { createTwoFilesPatch } from "diff";
 import type { ForgeConfig } from "../config.ts";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { type TakenNames, validateName } from "../contract/names.ts";
+import { hashSource, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
+import { judge, type TestVerdict } from "../contract/tool-tests.ts";
 import { checkSource } from "../forge/check-source.ts";
-import { type TakenNames, validateName } from "../forge/names.ts";
-import {
-	type Forged,
-	type ForgeRequest,
-	type PreviousVersion,
-	promoteSource,
-	runForgePipeline,
-	type TestRunner,
-} from "../forge/pipeline.ts";
 import { loadTemplate } from "../forge/template.ts";
-import { judge, type TestVerdict } from "../forge/tool-tests.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import { sharedChecker } from "../runtime/bounded-checker.ts";
-import { normaliseResult, outputText, type ToolOutput, withConsole } from "../runtime/result.ts";
-import type { RunHost, RunnableTool, Runner } from "../runtime/runner.ts";
+import { sharedChecker } from "../run/bounded-checker.ts";
+import { normaliseResult, outputText, type ToolOutput, withConsole } from "../run/result.ts";
+import type { RunHost, RunnableTool, Runner } from "../run/runner.ts";
 import { forgetValidator, type validateArguments, validateArgumentsWithin } from "../schema/arguments.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { CompileCache } from "../store/compile-cache.ts";
@@ -34,9 +27,16 @@ import {
 	staleNames,
 	type ToolStamps,
 } from "../store/registry.ts";
-import { hashSource, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { deriveEntry } from "./derive.ts";
+import {
+	type Forged,
+	type ForgeRequest,
+	type PreviousVersion,
+	promoteSource,
+	runForgePipeline,
+	type TestRunner,
+} from "./forge-pipeline.ts";
 import { ensureGitignore } from "./gitignore.ts";
 import { HealthStore, type ToolHealth } from "./health.ts";
 import { backOffAdvice, brokenToolError, notFoundError, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";

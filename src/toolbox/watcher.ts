@@ -3,7 +3,7 @@
 // debounced per tool; the forge's own writes are recognised by their stamps and ignored. Calls and listings do not
 // wait for it: they stamp-check what they touch (Toolbox.fresh, Toolbox.settle).
 import { type FSWatcher, watch } from "node:fs";
-import { parseToolFileName } from "../store/tool-files.ts";
+import { parseToolFileName } from "../contract/tool-files.ts";
 import type { Toolbox } from "./toolbox.ts";
 
 export const RELOAD_DEBOUNCE_MS = 150;

@@ -22,11 +22,7 @@
  */
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isForgeableName } from "../../src/forge/names.ts";
-import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
-import type { ToolTest } from "../../src/forge/tool-tests.ts";
-import { entryFromMeta, type RegistryEntry, serializeRegistry } from "../../src/store/registry.ts";
+import { isForgeableName } from "../../src/contract/names.ts";
 import {
 	hashSource,
 	jsonFileOf,
@@ -34,7 +30,11 @@ import {
 	serializeMeta,
 	type ToolMeta,
 	tsFileOf,
-} from "../../src/store/tool-files.ts";
+} from "../../src/contract/tool-files.ts";
+import type { ToolTest } from "../../src/contract/tool-tests.ts";
+import { renderTool } from "../../src/forge/render.ts";
+import { loadTemplate } from "../../src/forge/template.ts";
+import { entryFromMeta, type RegistryEntry, serializeRegistry } from "../../src/store/registry.ts";
 
 export interface PlantedTool {
 	name: string;

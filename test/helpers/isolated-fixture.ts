@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { readConfig } from "../../src/config.ts";
 import { AuditLog } from "../../src/policy/audit-log.ts";
 import { GrantsStore } from "../../src/policy/grants-store.ts";
-import { IsolatedRunner } from "../../src/runtime/isolated/isolated-runner.ts";
+import { IsolatedRunner } from "../../src/run/isolated/isolated-runner.ts";
 import { HEALTH_FILE } from "../../src/toolbox/health.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readConfig } from "../../src/config.ts";
-import type { ForgeRequest } from "../../src/forge/pipeline.ts";
-import { InlineRunner } from "../../src/runtime/inline-runner.ts";
-import type { RunHost } from "../../src/runtime/runner.ts";
+import { InlineRunner } from "../../src/run/inline-runner.ts";
+import type { RunHost } from "../../src/run/runner.ts";
+import type { ForgeRequest } from "../../src/toolbox/forge-pipeline.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 
 export const host: RunHost = { pi: {}, hasUI: false, notify() {} };

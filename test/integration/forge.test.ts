@@ -2,7 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatForModel } from "../../src/errors/format.ts";
+import { formatForModel } from "../../src/contract/error-format.ts";
 import { forgeSuccessText } from "../../src/pi/forge-tool.ts";
 import { parseRegistry } from "../../src/store/registry.ts";
 import { snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";

@@ -6,10 +6,10 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import type { ForgeError, Result } from "../../src/errors/forge-error.ts";
-import { formatForModel } from "../../src/errors/format.ts";
+import { formatForModel } from "../../src/contract/error-format.ts";
+import type { ForgeError, Result } from "../../src/contract/forge-error.ts";
 import { modelRedaction } from "../../src/pi/output.ts";
-import type { RunHost } from "../../src/runtime/runner.ts";
+import type { RunHost } from "../../src/run/runner.ts";
 import type { UseSuccess } from "../../src/toolbox/toolbox.ts";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";

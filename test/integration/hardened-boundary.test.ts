@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ForgeError, Result } from "../../src/errors/forge-error.ts";
+import type { ForgeError, Result } from "../../src/contract/forge-error.ts";
 import type { UseSuccess } from "../../src/toolbox/toolbox.ts";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ForgeError, Result } from "../../src/errors/forge-error.ts";
+import type { ForgeError, Result } from "../../src/contract/forge-error.ts";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";
 

@@ -133,7 +133,7 @@ describe("a quick start (pi's): the registry only, the files compared right afte
 		const { dir, cwd } = await forgedBox();
 		await edit(join(dir, "forge-upper.ts"), (s) => s.replace("toUpperCase()", "toUpperCase() + '?'"));
 		const { readConfig } = await import("../../src/config.ts");
-		const { InlineRunner } = await import("../../src/runtime/inline-runner.ts");
+		const { InlineRunner } = await import("../../src/run/inline-runner.ts");
 		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
 		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
 		const report = await toolbox.open({ verify: "background" });
@@ -149,7 +149,7 @@ describe("a quick start (pi's): the registry only, the files compared right afte
 		const { dir, cwd } = await forgedBox();
 		await unlink(join(dir, "forge-registry.json"));
 		const { readConfig } = await import("../../src/config.ts");
-		const { InlineRunner } = await import("../../src/runtime/inline-runner.ts");
+		const { InlineRunner } = await import("../../src/run/inline-runner.ts");
 		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
 		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
 		const report = await toolbox.open({ verify: "background" });

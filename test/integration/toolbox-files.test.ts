@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promise
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
-import { InlineRunner } from "../../src/runtime/inline-runner.ts";
+import { InlineRunner } from "../../src/run/inline-runner.ts";
 import { GITIGNORE_FILE, TOOLBOX_GITIGNORE } from "../../src/toolbox/gitignore.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { isolatedToolbox } from "../helpers/isolated-fixture.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
-import { InlineRunner } from "../../src/runtime/inline-runner.ts";
+import { InlineRunner } from "../../src/run/inline-runner.ts";
 import { faults, type TransactionStep } from "../../src/store/transaction.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";

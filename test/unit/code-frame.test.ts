@@ -1,6 +1,6 @@
 // Numbered source listings: the code frame around one location and the bounded listing of a whole file.
 import { describe, expect, it } from "vitest";
-import { codeFrame, numberedListing } from "../../src/errors/code-frame.ts";
+import { codeFrame, numberedListing } from "../../src/contract/code-frame.ts";
 
 const source = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n");
 

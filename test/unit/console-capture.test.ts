@@ -6,7 +6,7 @@ import {
 	CONSOLE_TAIL_CHARS,
 	ConsoleBuffer,
 	createCapturingConsole,
-} from "../../src/runtime/console-capture.ts";
+} from "../../src/run/console-capture.ts";
 
 describe("ConsoleBuffer", () => {
 	it("is undefined when nothing was printed, and drops the final newline", () => {

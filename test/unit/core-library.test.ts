@@ -1,6 +1,6 @@
 // The core library: the only modules a forged tool may import.
 import { describe, expect, it } from "vitest";
-import { ALLOWED_MODULES, isAllowedModule, TYPE_ONLY_MODULES } from "../../src/runtime/core-library.ts";
+import { ALLOWED_MODULES, isAllowedModule, TYPE_ONLY_MODULES } from "../../src/contract/allowed-modules.ts";
 
 describe("isAllowedModule", () => {
 	it("allows fs, path and child_process, bare and with node:, and their /promises and posix/win32 forms", () => {

@@ -1,6 +1,6 @@
 // A failed call read for its causes and for where the fault lies: the arguments, a refused permission, or the logic.
 import { describe, expect, it } from "vitest";
-import { causeLines, describe as describeError, diagnose } from "../../src/runtime/error-origin.ts";
+import { causeLines, describe as describeError, diagnose } from "../../src/run/error-origin.ts";
 
 const CWD = "/work/project";
 

@@ -1,6 +1,6 @@
 // The one error type: phase, details, copies with more details, and plain data for the registry.
 import { describe, expect, it } from "vitest";
-import { ForgeError, fail, isForgeError, ok } from "../../src/errors/forge-error.ts";
+import { ForgeError, fail, isForgeError, ok } from "../../src/contract/forge-error.ts";
 
 describe("ForgeError", () => {
 	it("is an Error with a phase and details", () => {

@@ -1,7 +1,7 @@
 // What forge_tool's success text says: the version and its .bak, the tests' fate, a call that fits the schema.
 import { describe, expect, it } from "vitest";
-import type { Forged } from "../../src/forge/pipeline.ts";
 import { forgeSuccessText, testsLines } from "../../src/pi/forge-tool.ts";
+import type { Forged } from "../../src/toolbox/forge-pipeline.ts";
 
 const forged = (parameters: Record<string, unknown>, overrides: Partial<Forged> = {}): Forged =>
 	({

@@ -1,7 +1,7 @@
 // The repair signal: a ForgeError rendered in full for the model and in one line for a person.
 import { describe, expect, it } from "vitest";
-import { ForgeError } from "../../src/errors/forge-error.ts";
-import { formatForModel, formatForPerson, logicLineOf } from "../../src/errors/format.ts";
+import { formatForModel, formatForPerson, logicLineOf } from "../../src/contract/error-format.ts";
+import { ForgeError } from "../../src/contract/forge-error.ts";
 
 const source = [
 	"// Forged by Agent Forge.",

@@ -3,11 +3,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as typebox from "typebox";
 import { describe, expect, it } from "vitest";
-import { ForgeError } from "../../src/errors/forge-error.ts";
+import { ForgeError } from "../../src/contract/forge-error.ts";
 import { renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
-import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
+import { coreLibraryRequire, evaluateModule } from "../../src/run/module-loader.ts";
 
 function refusedAtRunTime(specifier: unknown): ForgeError {
 	const require = coreLibraryRequire("probe");

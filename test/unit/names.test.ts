@@ -1,6 +1,6 @@
 // Stage 1 of the forge: which tool names are accepted, and what the refusal tells the model.
 import { describe, expect, it } from "vitest";
-import { FORGE_TOOL_NAMES, NAME_PATTERN, suggestName, validateName } from "../../src/forge/names.ts";
+import { FORGE_TOOL_NAMES, NAME_PATTERN, suggestName, validateName } from "../../src/contract/names.ts";
 
 const noneTaken = new Map<string, string>();
 

@@ -5,7 +5,7 @@ import {
 	parseNodeVersion,
 	permissionFlag,
 	permissionFlags,
-} from "../../src/runtime/isolated/node-flags.ts";
+} from "../../src/run/isolated/node-flags.ts";
 
 describe("the permission flag for each Node", () => {
 	it.each([

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_LINES } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { ForgeError } from "../../src/errors/forge-error.ts";
+import { ForgeError } from "../../src/contract/forge-error.ts";
 import { toPiError, truncateOutput } from "../../src/pi/output.ts";
 
 describe("truncateOutput", () => {

@@ -1,5 +1,6 @@
 // The registry model: parsing `forge-registry.json` (anything odd means "rebuild") and spotting stale entries.
 import { describe, expect, it } from "vitest";
+import type { ToolMeta } from "../../src/contract/tool-files.ts";
 import {
 	emptyRegistry,
 	entryFromMeta,
@@ -9,7 +10,6 @@ import {
 	staleNames,
 	type ToolStamps,
 } from "../../src/store/registry.ts";
-import type { ToolMeta } from "../../src/store/tool-files.ts";
 
 const meta = (name: string): ToolMeta => ({
 	name,

@@ -1,6 +1,6 @@
 // What a forged tool returned, normalised into pi's content blocks.
 import { describe, expect, it } from "vitest";
-import { NO_VALUE_TEXT, normaliseResult, outputText, stringify, withConsole } from "../../src/runtime/result.ts";
+import { NO_VALUE_TEXT, normaliseResult, outputText, stringify, withConsole } from "../../src/run/result.ts";
 
 const textOf = (value: unknown) => {
 	const { content } = normaliseResult(value);

@@ -1,7 +1,7 @@
 // Positions in transpiled code mapped back to `forge-<name>.ts`, from esbuild's real source maps.
 import { describe, expect, it } from "vitest";
+import { createPositionMapper } from "../../src/contract/source-map.ts";
 import { transpile } from "../../src/forge/transpile.ts";
-import { createPositionMapper } from "../../src/runtime/source-map.ts";
 
 const source = "export const a = 1;\n\nexport function double(x: number): number {\n  return x * 2;\n}\n";
 

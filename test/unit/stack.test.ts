@@ -1,11 +1,11 @@
 // A throw inside a forged tool, mapped to frames and a location in `forge-<name>.ts`.
 import { describe, expect, it } from "vitest";
+import { createPositionMapper, type PositionMapper } from "../../src/contract/source-map.ts";
+import { mapStack } from "../../src/contract/stack.ts";
 import { renderTool } from "../../src/forge/render.ts";
 import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
-import { coreLibraryRequire, evaluateModule } from "../../src/runtime/module-loader.ts";
-import { createPositionMapper, type PositionMapper } from "../../src/runtime/source-map.ts";
-import { mapStack } from "../../src/runtime/stack.ts";
+import { coreLibraryRequire, evaluateModule } from "../../src/run/module-loader.ts";
 
 const EVALUATED_AS = "/virtual/toolbox/forge-thrower.ts";
 const FILE = "forge-thrower.ts";
@@ -59,7 +59,7 @@ describe("mapStack with a given stack", () => {
 			"Error: boom",
 			"    at inner (/virtual/forge-x.ts:3:5)",
 			"    at Array.forEach (<anonymous>)",
-			"    at run (/work/main/src/runtime/inline-runner.ts:40:10)",
+			"    at run (/work/main/src/run/inline-runner.ts:40:10)",
 			"    at node:internal/process/task_queues:95:5",
 			"    at /virtual/forge-x.ts:7:1",
 			"    at async outer (/virtual/forge-x.ts:9:2)",

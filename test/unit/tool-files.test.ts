@@ -8,7 +8,7 @@ import {
 	serializeMeta,
 	type ToolMeta,
 	tsFileOf,
-} from "../../src/store/tool-files.ts";
+} from "../../src/contract/tool-files.ts";
 
 const meta: ToolMeta = {
 	name: "word-count",

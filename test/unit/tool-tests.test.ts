@@ -1,7 +1,7 @@
 // Judging one test case: outputs and expectations are shown exactly (JSON-quoted, whitespace and newlines visible).
 import { describe, expect, it } from "vitest";
-import { ForgeError } from "../../src/errors/forge-error.ts";
-import { firstDifference, judge, quote, testsChange } from "../../src/forge/tool-tests.ts";
+import { ForgeError } from "../../src/contract/forge-error.ts";
+import { firstDifference, judge, quote, testsChange } from "../../src/contract/tool-tests.ts";
 
 const pass = (text: string) => ({ ok: true as const, text });
 

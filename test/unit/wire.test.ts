@@ -11,7 +11,7 @@ import {
 	toJsonValue,
 	toWireJson,
 	withinDepth,
-} from "../../src/runtime/isolated/wire.ts";
+} from "../../src/run/isolated/wire.ts";
 
 describe("toJsonValue", () => {
 	it("drops functions and symbols as JSON does, keeps BigInt as text and marks cycles", () => {

@@ -1,10 +1,10 @@
 // A throw from inside a forged tool, turned into a ForgeError located in `forge-<name>.ts` (both runners use it):
 // the message with its chain of causes, and a hint that says what to change (the logic, an argument, or a grant).
-import { ForgeError } from "../errors/forge-error.ts";
+import { ForgeError } from "../contract/forge-error.ts";
+import type { PositionMapper } from "../contract/source-map.ts";
+import { mapStack } from "../contract/stack.ts";
 import { type CallInput, causeLines, diagnose } from "./error-origin.ts";
 import type { RunnableTool } from "./runner.ts";
-import type { PositionMapper } from "./source-map.ts";
-import { mapStack } from "./stack.ts";
 
 /** A throw from the tool, as a ForgeError located in `forge-<name>.ts`; `input` (the call's arguments) lets it tell a bad argument from a bug. */
 export function runtimeError(

@@ -1,15 +1,8 @@
 // The forge pipeline: name → description → schema → render → secrets → transpile → imports → stage → preflight → promote.
 // Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import { validateParametersSchema } from "../schema/parameters-schema.ts";
-import { findSecrets, secretRefusal } from "../security/secrets.ts";
-import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../store/tool-files.ts";
-import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
-import { checkSource } from "./check-source.ts";
-import { type TakenNames, validateName } from "./names.ts";
-import { checkParams } from "./params-check.ts";
-import type { PreflightLoader } from "./preflight.ts";
-import { renderTool } from "./render.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { type TakenNames, validateName } from "../contract/names.ts";
+import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import {
 	parseTests,
 	type TestsChange,
@@ -17,8 +10,15 @@ import {
 	type ToolTest,
 	testFailure,
 	testsChange,
-} from "./tool-tests.ts";
-import type { CompiledCode } from "./transpile.ts";
+} from "../contract/tool-tests.ts";
+import { checkSource } from "../forge/check-source.ts";
+import { checkParams } from "../forge/params-check.ts";
+import type { PreflightLoader } from "../forge/preflight.ts";
+import { renderTool } from "../forge/render.ts";
+import type { CompiledCode } from "../forge/transpile.ts";
+import { validateParametersSchema } from "../schema/parameters-schema.ts";
+import { findSecrets, secretRefusal } from "../security/secrets.ts";
+import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
 
 export interface ForgeRequest {
 	name: unknown;

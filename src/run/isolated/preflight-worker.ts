@@ -8,11 +8,11 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { ForgeError } from "../../errors/forge-error.ts";
+import { ForgeError } from "../../contract/forge-error.ts";
+import { createPositionMapper } from "../../contract/source-map.ts";
+import { mapStack } from "../../contract/stack.ts";
 import { checkShape } from "../../forge/preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
-import { createPositionMapper } from "../source-map.ts";
-import { mapStack } from "../stack.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { installEnvironment } from "./facades/environment.ts";
 import { createFsFacade } from "./facades/fs.ts";

@@ -1,8 +1,8 @@
 // The on-disk format of one forged tool: file names, the `forge-<name>.json` metadata, and content hashes.
 import { createHash } from "node:crypto";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
-import { isForgeableName } from "../forge/names.ts";
-import { parseTests, type ToolTest } from "../forge/tool-tests.ts";
+import { ForgeError, fail, ok, type Result } from "./forge-error.ts";
+import { isForgeableName } from "./names.ts";
+import { parseTests, type ToolTest } from "./tool-tests.ts";
 
 export interface ToolMeta {
 	name: string;

@@ -6,8 +6,8 @@
 // that reached V8 unchanged would fail rather than load a real module.
 import { createRequire } from "node:module";
 import { compileFunction } from "node:vm";
-import { ForgeError } from "../errors/forge-error.ts";
-import { ALLOWED_MODULES_TEXT, isAllowedModule } from "./core-library.ts";
+import { ALLOWED_MODULES_TEXT, isAllowedModule } from "../contract/allowed-modules.ts";
+import { ForgeError } from "../contract/forge-error.ts";
 import { locateTypebox } from "./typebox.ts";
 
 /** Gives the module for an allowed specifier (already checked); runners plug in their own (facades, for instance). */

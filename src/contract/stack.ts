@@ -1,5 +1,5 @@
 // Turns an error thrown inside a forged tool into frames and a location in `forge-<name>.ts`.
-import type { SourceLocation } from "../errors/forge-error.ts";
+import type { SourceLocation } from "./forge-error.ts";
 import type { PositionMapper } from "./source-map.ts";
 
 export interface MappedStack {

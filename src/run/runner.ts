@@ -1,5 +1,5 @@
 // The runner interface: every forged-tool call goes through one. The inline runner is one implementation; isolated runners plug in here.
-import type { Result } from "../errors/forge-error.ts";
+import type { Result } from "../contract/forge-error.ts";
 import type { PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 

@@ -1,13 +1,13 @@
 // Runs forged tools inside pi's process: fast, but it cannot stop a synchronous loop (the isolated runner can).
 // A module's `console` is its own: what a call prints is kept for that call, not written to pi's terminal.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { ForgeError, fail, ok, type Result } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import { createPositionMapper, type PositionMapper } from "../contract/source-map.ts";
 import { preflightLoad } from "../forge/preflight.ts";
 import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
 import type { RunnableTool, Runner, RunOutcome, RunRequest, ToolContext } from "./runner.ts";
 import { runtimeError, TIMEOUT_HINT } from "./runtime-error.ts";
-import { createPositionMapper, type PositionMapper } from "./source-map.ts";
 
 type Execute = (params: unknown, pi: unknown, ctx: ToolContext) => unknown;
 

@@ -1,6 +1,6 @@
 // Tests a forged tool carries: example calls with what must come out. They are checked before promotion, stored in
 // `forge-<name>.json`, and re-run on every re-forge. Pure: parsing the cases and judging one outcome.
-import { ForgeError, fail, ok, type Result, type SourceLocation } from "../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result, type SourceLocation } from "./forge-error.ts";
 
 /** One example call. Exactly one of the expectations (or none: the call must merely succeed). */
 export interface ToolTest {

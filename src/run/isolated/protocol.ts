@@ -2,7 +2,7 @@
 // and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable;
 // what a tool produced (a result, an error, a module's shape) travels as JSON text (see wire.ts).
 import type { MessagePort } from "node:worker_threads";
-import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
+import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
 
 /** What the host needs to run a tool: the code itself, never a path into the toolbox. */
 export interface HostTool {

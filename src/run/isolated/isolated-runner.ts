@@ -6,7 +6,7 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { ForgeConfig } from "../../config.ts";
-import { ForgeError, fail, ok, type Result } from "../../errors/forge-error.ts";
+import { ForgeError, fail, ok, type Result } from "../../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../forge/preflight.ts";
 import type { AuditLog } from "../../policy/audit-log.ts";
 import { safeEnvironment } from "../../policy/capability.ts";

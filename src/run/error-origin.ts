@@ -2,7 +2,7 @@
 // where the fault lies: in the arguments (a path or an address that came in with them), in a refused permission, or
 // in the logic. Only the logic is worth repairing; the others need another argument or a grant.
 import { resolve, sep } from "node:path";
-import type { ErrorOrigin } from "../errors/forge-error.ts";
+import type { ErrorOrigin } from "../contract/forge-error.ts";
 
 const MAX_CAUSES = 4;
 /** Of an AggregateError (several addresses tried), the errors shown. */

@@ -4,14 +4,14 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { ForgeError } from "../../errors/forge-error.ts";
+import { ForgeError } from "../../contract/forge-error.ts";
+import { createPositionMapper } from "../../contract/source-map.ts";
 import { ConsoleBuffer, createCapturingConsole } from "../console-capture.ts";
 import type { CallInput } from "../error-origin.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
 import { type ContentBlock, normaliseResult, type ToolOutput } from "../result.ts";
 import type { RunnableTool } from "../runner.ts";
 import { runtimeError } from "../runtime-error.ts";
-import { createPositionMapper } from "../source-map.ts";
 import { installCallScope } from "./call-scope.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { createPiFacade, installEnvironment } from "./facades/environment.ts";

@@ -2,7 +2,7 @@
 // in the worker, bounded in depth, and is read back in pi's process into plain data whose every field is checked. No
 // object of a tool's is ever structured-cloned into pi (a WebAssembly.Module there ended pi: "Unable to deserialize
 // cloned data"). The runner host checks what it relays with `plainData`: a worker may post anything at all.
-import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../errors/forge-error.ts";
+import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
 import type { ContentBlock, ToolOutput } from "../result.ts";
 import type { PreflightShape, WireError } from "./protocol.ts";
 
