@@ -54,6 +54,8 @@ export interface ForgeErrorDetails {
 	console?: string;
 	/** The commands that grant what the call was refused, shown exactly (capabilities are not paths to shorten). */
 	grants?: string[];
+	/** Node's error code (ENOENT…) of an error a tool may test for, e.g. a file operation pi's process relayed. */
+	code?: string;
 }
 
 export type ErrorOrigin = "logic" | "input" | "permission";
@@ -74,21 +76,65 @@ export class ForgeError extends Error {
 		return new ForgeError(this.phase, this.message, { ...this.details, ...details }, { cause: this.cause });
 	}
 
-	/** Plain data for the registry and health files. */
+	/** @deprecated Use `storedData(toData(error))`; kept until every caller has switched. */
 	toData(): ForgeErrorData {
-		return { phase: this.phase, message: this.message, location: this.details.location, hint: this.details.hint };
+		return storedData(toData(this));
 	}
 
+	/** @deprecated Use `fromData(data, details)`; kept until every caller has switched. */
 	static fromData(data: ForgeErrorData, details: ForgeErrorDetails = {}): ForgeError {
-		return new ForgeError(data.phase, data.message, { location: data.location, hint: data.hint, ...details });
+		return fromData(data, details);
 	}
 }
 
+/**
+ * A ForgeError as plain data: the one shape that crosses every boundary (the runner's threads and processes, the
+ * broker's replies, the registry and health files).
+ */
 export interface ForgeErrorData {
 	phase: ForgePhase;
 	message: string;
 	location?: SourceLocation;
 	hint?: string;
+	/** Stack frames already mapped to lines of the forged file. */
+	stack?: string[];
+	notes?: string[];
+	/** Node's error code (ENOENT…) for errors a tool may test for. */
+	code?: string;
+	/** Whether the logic, an argument or a refused permission caused it (see ForgeErrorDetails). */
+	origin?: ErrorOrigin;
+	/** What the call printed to the console before it failed (bounded). */
+	console?: string;
+}
+
+/** The details that travel as data; the rest (tool, source, args, schema, grants, title) the receiving side knows. */
+const DATA_DETAILS = ["location", "hint", "stack", "notes", "code", "origin", "console"] as const;
+
+/** The error as plain data: phase, message and every data detail that is set (undefined ones are left out). */
+export function toData(error: ForgeError): ForgeErrorData {
+	const data: ForgeErrorData = { phase: error.phase, message: error.message };
+	for (const key of DATA_DETAILS) {
+		const value = error.details[key];
+		if (value !== undefined) (data as unknown as Record<string, unknown>)[key] = value;
+	}
+	return data;
+}
+
+/** The error back from plain data; `details` (what the receiving side knows, e.g. the tool and its source) win. */
+export function fromData(data: ForgeErrorData, details: ForgeErrorDetails = {}): ForgeError {
+	const { phase, message, ...carried } = data;
+	return new ForgeError(phase, message, { ...carried, ...details });
+}
+
+/**
+ * What the registry and health files keep of an error: phase, message, location and hint. Stack, notes and console
+ * output stay out: they may hold what a tool printed or threw, secrets included.
+ */
+export function storedData(data: ForgeErrorData): ForgeErrorData {
+	const stored: ForgeErrorData = { phase: data.phase, message: data.message };
+	if (data.location !== undefined) stored.location = data.location;
+	if (data.hint !== undefined) stored.hint = data.hint;
+	return stored;
 }
 
 export type Result<T, E = ForgeError> = { ok: true; value: T } | { ok: false; error: E };

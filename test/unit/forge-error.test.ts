@@ -1,6 +1,6 @@
 // The one error type: phase, details, copies with more details, and plain data for the registry.
 import { describe, expect, it } from "vitest";
-import { ForgeError, fail, isForgeError, ok } from "../../src/contract/forge-error.ts";
+import { ForgeError, fail, fromData, isForgeError, ok, storedData, toData } from "../../src/contract/forge-error.ts";
 
 describe("ForgeError", () => {
 	it("is an Error with a phase and details", () => {
@@ -34,17 +34,50 @@ describe("ForgeError", () => {
 			source: "big",
 			notes: ["n"],
 		});
-		const data = error.toData();
+		const data = storedData(toData(error));
 		expect(data).toEqual({
 			phase: "import",
 			message: "import of 'os' is outside the core library.",
 			location,
 			hint: "use fs",
 		});
-		const back = ForgeError.fromData(JSON.parse(JSON.stringify(data)), { tool: "demo" });
+		const back = fromData(JSON.parse(JSON.stringify(data)), { tool: "demo" });
 		expect(back.phase).toBe("import");
 		expect(back.message).toBe(error.message);
 		expect(back.details).toEqual({ location, hint: "use fs", tool: "demo" });
+	});
+
+	it("crosses a boundary as plain data with every data detail, and the receiving side's details win", () => {
+		const location = { file: "forge-demo.ts", line: 2, column: 5 };
+		const error = new ForgeError("runtime", "ENOENT: no such file", {
+			location,
+			stack: ["at execute (forge-demo.ts:2:5)"],
+			hint: "h",
+			notes: ["n"],
+			code: "ENOENT",
+			origin: "input",
+			console: "printed",
+			source: "not data",
+			tool: "demo",
+		});
+		const data = toData(error);
+		expect(data).toEqual({
+			phase: "runtime",
+			message: "ENOENT: no such file",
+			location,
+			stack: ["at execute (forge-demo.ts:2:5)"],
+			hint: "h",
+			notes: ["n"],
+			code: "ENOENT",
+			origin: "input",
+			console: "printed",
+		});
+		expect(Object.keys(toData(new ForgeError("name", "bad", { hint: undefined })))).toEqual(["phase", "message"]);
+		const back = fromData(JSON.parse(JSON.stringify(data)), { tool: "demo", hint: "mine" });
+		const { phase, message, ...carried } = data;
+		expect([back.phase, back.message]).toEqual([phase, message]);
+		expect(back.details).toEqual({ ...carried, tool: "demo", hint: "mine" });
+		expect(storedData(data)).toEqual({ phase: "runtime", message: "ENOENT: no such file", location, hint: "h" });
 	});
 });
 
