@@ -1,6 +1,6 @@
 // `/forge`: the toolbox for a person — a table, one tool in detail, its history and diffs, roll-back, removal, tests
-// and grants — with tool names completed. Output is shown in the chat as an Agent Forge message that never reaches
-// the model (see `hideFromModel`).
+// and grants — with tool names completed. Output is shown in the chat as an Agent Forge message (FORGE_MESSAGE);
+// index.ts's `context` hook takes those messages out of what the model is sent.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../contract/error-format.ts";
