@@ -1,46 +1,12 @@
 // Every environment variable and setting of Agent Forge is read here, and only here.
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { readFileSync, realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
+import { safeEnvironment } from "./policy/capability.ts";
+import { sensitiveEnvValues } from "./security/redact.ts";
 
-export type ForgePolicy = "strict" | "prompt" | "permissive";
-
-export interface ForgeConfig {
-	/** The toolbox directory: `$PI_FORGE_DIR`, else `<cwd>/.pi/forge/extensions/`. */
-	toolboxDir: string;
-	/** Deadline of one forged-tool call (`PI_FORGE_TIMEOUT_MS`, default 30000). */
-	timeoutMs: number;
-	/** Heap cap of an isolated runner (`PI_FORGE_MAX_MEMORY_MB`, default 512). */
-	maxMemoryMb: number;
-	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`; a value that is not a policy means `strict`). */
-	policy: ForgePolicy;
-	/** Versions kept per tool in `.history/` (`PI_FORGE_HISTORY_LIMIT`, default 50). */
-	historyLimit: number;
-	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
-	quarantineAfter: number;
-	/** A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`, default 5000, at least 2000). */
-	lockStaleMs: number;
-	/** Most forged tools offered to the model as tools of their own at once (`PI_FORGE_ACTIVE_LIMIT`, default 12). */
-	activeLimit: number;
-	/** Characters the active set's schemas may add to every turn (`PI_FORGE_ACTIVE_CHARS`, default 1600). */
-	activeChars: number;
-	/** Tools always in the active set (`PI_FORGE_PINNED`, comma-separated, or `pinned` in a config file). */
-	pinned: string[];
-	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
-	nodePath?: string;
-	/** Whether a repeated kind of shell command earns a one-line suggestion to forge a tool (`PI_FORGE_SUGGEST`, default on). */
-	suggest: boolean;
-	/** The OS sandbox around forged tools (`PI_FORGE_SANDBOX`): `auto` (bubblewrap where it works, default) or `off`. */
-	sandbox: "auto" | "off";
-	/** The project directory: pi's cwd. */
-	cwd: string;
-	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
-	agentDir: string;
-	/** Agent Forge's own folder in the agent dir: grants, the runner's bundle, the global config file. */
-	forgeHome: string;
-	/** `<cwd>/.pi/forge/config.json`. */
-	projectConfigFile: string;
-}
+export type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;
@@ -52,12 +18,6 @@ export const DEFAULT_ACTIVE_CHARS = 1_600;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
-
-export interface ConfigProblem {
-	/** Where the value came from: an environment variable, or a config file (and the key in it). */
-	origin: { variable: string } | { file: string; key?: string };
-	message: string;
-}
 
 /** A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). */
 export interface ConfigFile {
@@ -94,11 +54,14 @@ function describe({ raw, origin }: Setting): string {
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
  * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never fatal.
+ * Settings come from `env`; what tools may see and what is secret come from `processEnv`, pi's own environment
+ * (tests pass a few settings as `env` and keep the real process environment).
  */
 export function readConfig(
 	cwd: string,
 	env: Record<string, string | undefined> = process.env,
 	files: ConfigFile[] = [],
+	processEnv: Record<string, string | undefined> = process.env,
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const problems: ConfigProblem[] = [];
 	const dir = env.PI_FORGE_DIR?.trim();
@@ -182,6 +145,12 @@ export function readConfig(
 			agentDir,
 			forgeHome: join(agentDir, "forge"),
 			projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
+			safeEnv: safeEnvironment(processEnv),
+			secretValues: sensitiveEnvValues(processEnv),
+			env: processEnv,
+			realCwd: realOrSelf(cwd),
+			homeDir: homedir(),
+			realTempDir: realOrSelf(tmpdir()),
 		},
 		problems,
 	};
@@ -216,12 +185,22 @@ function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<
 	return settings;
 }
 
+/** A path through symlinks; the path itself when it cannot be resolved (it does not exist yet). */
+function realOrSelf(path: string): string {
+	try {
+		return realpathSync.native(path);
+	} catch {
+		return path;
+	}
+}
+
 /** The configuration of pi's cwd, with both config files read from disk. */
 export function loadConfig(
 	cwd: string,
 	env: Record<string, string | undefined> = process.env,
+	processEnv: Record<string, string | undefined> = process.env,
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
-	const { config } = readConfig(cwd, env);
+	const { config } = readConfig(cwd, env, [], processEnv);
 	const read = (path: string): ConfigFile => {
 		try {
 			return { path, text: readFileSync(path, "utf8") };
@@ -229,5 +208,10 @@ export function loadConfig(
 			return { path };
 		}
 	};
-	return readConfig(cwd, env, [read(join(config.forgeHome, "config.json")), read(config.projectConfigFile)]);
+	return readConfig(
+		cwd,
+		env,
+		[read(join(config.forgeHome, "config.json")), read(config.projectConfigFile)],
+		processEnv,
+	);
 }

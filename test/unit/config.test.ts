@@ -1,4 +1,6 @@
 // Settings from the environment: defaults, the toolbox directory, and bad values reported with their fallback.
+import { realpathSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MAX_MEMORY_MB, DEFAULT_TIMEOUT_MS, readConfig } from "../../src/config.ts";
@@ -7,7 +9,8 @@ const cwd = resolve("/projects/demo");
 
 describe("readConfig", () => {
 	it("uses the defaults with an empty environment", () => {
-		expect(readConfig(cwd, { PI_CODING_AGENT_DIR: "/agent" })).toEqual({
+		const processEnv = { PATH: "/bin", MY_API_TOKEN: "a-secret-of-some-length", SOME_SETTING: "x" };
+		expect(readConfig(cwd, { PI_CODING_AGENT_DIR: "/agent" }, [], processEnv)).toEqual({
 			config: {
 				toolboxDir: join(cwd, ".pi", "forge", "extensions"),
 				timeoutMs: 30_000,
@@ -25,11 +28,23 @@ describe("readConfig", () => {
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),
 				projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
+				safeEnv: { PATH: "/bin" },
+				secretValues: ["a-secret-of-some-length"],
+				env: processEnv,
+				realCwd: cwd,
+				homeDir: homedir(),
+				realTempDir: realpathSync.native(tmpdir()),
 			},
 			problems: [],
 		});
 		expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
 		expect(DEFAULT_MAX_MEMORY_MB).toBe(512);
+	});
+
+	it("reads what tools may see and what is secret from pi's own environment, whatever settings are given", () => {
+		const { config } = readConfig(cwd, { PI_FORGE_POLICY: "strict" });
+		expect(config.env).toBe(process.env);
+		expect(config.safeEnv.PATH).toBe(process.env.PATH);
 	});
 
 	it("PI_FORGE_SANDBOX: off turns it off; anything else keeps it, and a value it cannot read is reported", () => {

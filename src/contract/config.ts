@@ -1,0 +1,60 @@
+// The configuration's types: what src/config.ts reads once from the environment and the config files, and the
+// composition root passes down. Here, at the bottom, so every layer can type what it is given without importing
+// the module that reads the environment.
+
+export type ForgePolicy = "strict" | "prompt" | "permissive";
+
+export interface ForgeConfig {
+	/** The toolbox directory: `$PI_FORGE_DIR`, else `<cwd>/.pi/forge/extensions/`. */
+	toolboxDir: string;
+	/** Deadline of one forged-tool call (`PI_FORGE_TIMEOUT_MS`, default 30000). */
+	timeoutMs: number;
+	/** Heap cap of an isolated runner (`PI_FORGE_MAX_MEMORY_MB`, default 512). */
+	maxMemoryMb: number;
+	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`; a value that is not a policy means `strict`). */
+	policy: ForgePolicy;
+	/** Versions kept per tool in `.history/` (`PI_FORGE_HISTORY_LIMIT`, default 50). */
+	historyLimit: number;
+	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
+	quarantineAfter: number;
+	/** A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`, default 5000, at least 2000). */
+	lockStaleMs: number;
+	/** Most forged tools offered to the model as tools of their own at once (`PI_FORGE_ACTIVE_LIMIT`, default 12). */
+	activeLimit: number;
+	/** Characters the active set's schemas may add to every turn (`PI_FORGE_ACTIVE_CHARS`, default 1600). */
+	activeChars: number;
+	/** Tools always in the active set (`PI_FORGE_PINNED`, comma-separated, or `pinned` in a config file). */
+	pinned: string[];
+	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
+	nodePath?: string;
+	/** Whether a repeated kind of shell command earns a one-line suggestion to forge a tool (`PI_FORGE_SUGGEST`, default on). */
+	suggest: boolean;
+	/** The OS sandbox around forged tools (`PI_FORGE_SANDBOX`): `auto` (bubblewrap where it works, default) or `off`. */
+	sandbox: "auto" | "off";
+	/** The project directory: pi's cwd. */
+	cwd: string;
+	/** pi's agent dir (`PI_CODING_AGENT_DIR`, else ~/.pi/agent). */
+	agentDir: string;
+	/** Agent Forge's own folder in the agent dir: grants, the runner's bundle, the global config file. */
+	forgeHome: string;
+	/** `<cwd>/.pi/forge/config.json`. */
+	projectConfigFile: string;
+	/** The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get. */
+	safeEnv: Record<string, string>;
+	/** Values of pi's sensitive environment variables, longest first: hidden wherever text leaves for the model or a file. */
+	secretValues: string[];
+	/** pi's process environment itself (not a copy): what a tool granted `env:NAME` is given. */
+	env: Readonly<Record<string, string | undefined>>;
+	/** The project directory through symlinks (macOS's /tmp is /private/tmp); `cwd` when it cannot be resolved. */
+	realCwd: string;
+	/** The user's home directory. */
+	homeDir: string;
+	/** The OS temp directory through symlinks. */
+	realTempDir: string;
+}
+
+export interface ConfigProblem {
+	/** Where the value came from: an environment variable, or a config file (and the key in it). */
+	origin: { variable: string } | { file: string; key?: string };
+	message: string;
+}
