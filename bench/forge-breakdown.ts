@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { validateName } from "../src/contract/names.ts";
 import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../src/contract/tool-files.ts";
 import { checkImports } from "../src/forge/imports.ts";
-import { preflightLoad } from "../src/forge/preflight.ts";
+import { preflightLoad } from "../src/run/jiti-preflight.ts";
 import { renderTool } from "../src/forge/render.ts";
 import { loadTemplate } from "../src/forge/template.ts";
 import { transpile } from "../src/forge/transpile.ts";

@@ -2,7 +2,7 @@
 import { fail, ok, type Result } from "../contract/forge-error.ts";
 import { tsFileOf } from "../contract/tool-files.ts";
 import { checkImports } from "./imports.ts";
-import type { ModuleShape, PreflightLoader } from "./preflight.ts";
+import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import { type Transpiled, transpile } from "./transpile.ts";
 
 export async function checkSource(source: string, file: string): Promise<Result<Transpiled>> {

@@ -1,6 +1,6 @@
 // The runner interface: every forged-tool call goes through one. The inline runner is one implementation; isolated runners plug in here.
 import type { Result } from "../contract/forge-error.ts";
-import type { PreflightLoader } from "../forge/preflight.ts";
+import type { PreflightLoader } from "../contract/module-shape.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 
 /** What a runner needs to run a tool: its compiled code (never the toolbox on disk). */

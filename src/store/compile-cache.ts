@@ -5,7 +5,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { version as esbuildVersion } from "esbuild";
-import type { ModuleShape } from "../forge/preflight.ts";
+import type { ModuleShape } from "../contract/module-shape.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 
 export const CACHE_DIR = join(".state", "compiled");

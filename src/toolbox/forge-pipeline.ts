@@ -13,7 +13,7 @@ import {
 } from "../contract/tool-tests.ts";
 import { checkSource } from "../forge/check-source.ts";
 import { checkParams } from "../forge/params-check.ts";
-import type { PreflightLoader } from "../forge/preflight.ts";
+import type { PreflightLoader } from "../contract/module-shape.ts";
 import { renderTool } from "../forge/render.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";

@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
-import type { PreflightLoader } from "../../src/forge/preflight.ts";
+import type { PreflightLoader } from "../../src/contract/module-shape.ts";
 import { AuditLog } from "../../src/policy/audit-log.ts";
 import { GrantsStore } from "../../src/policy/grants-store.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";

@@ -11,7 +11,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ForgeError } from "../../contract/forge-error.ts";
 import { createPositionMapper } from "../../contract/source-map.ts";
 import { mapStack } from "../../contract/stack.ts";
-import { checkShape } from "../../forge/preflight.ts";
+import { checkShape } from "../../contract/module-shape.ts";
 import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
 import { createChildProcessFacade } from "./facades/child-process.ts";
 import { installEnvironment } from "./facades/environment.ts";
