@@ -20,3 +20,29 @@ export const isBuiltinTool = (name: string): name is BuiltinTool => (BUILTIN_TOO
 /** The forged tools among the calls (built-ins and names no tool could have left out). */
 export const forgedCallees = (source: string): string[] =>
 	calledTools(source).filter((name) => !isBuiltinTool(name) && isForgeableName(name));
+
+/**
+ * File and command operations that act as one calling tool: each checks what the caller may do (its policy, grants and
+ * the protected locations) and throws the caller's permission error when refused. pi's built-ins run on these.
+ */
+export interface CallerOperations {
+	readFile(path: string): Promise<Buffer>;
+	readText(path: string): Promise<string>;
+	/** Throws unless the caller may read (or, with `write`, write) `path` and it exists. */
+	access(path: string, write: boolean): Promise<void>;
+	exists(path: string): Promise<boolean>;
+	stat(path: string): Promise<{ isDirectory(): boolean }>;
+	readdir(path: string): Promise<string[]>;
+	/** A folder's entries; a link is listed as a file and never followed. */
+	list(path: string): Promise<Array<{ name: string; folder: boolean }>>;
+	/** Checks that the caller may read everything under `path` (grep's search reads it); says whether it is a folder. */
+	searchable(path: string): Promise<{ isDirectory: boolean }>;
+	writeFile(path: string, content: string): Promise<void>;
+	mkdir(path: string): Promise<void>;
+	/** Runs a shell command line as the caller's own commands run (its grant, its environment, the sandbox, its deadline). */
+	shell(
+		command: string,
+		cwd: string,
+		options: { onData: (data: Buffer) => void; signal?: AbortSignal; timeout?: number },
+	): Promise<{ exitCode: number | null }>;
+}

@@ -3,6 +3,13 @@
 // docs/extensions.md); the legacy line knows no other names. Types come from `@earendil-works/*` everywhere else, and
 // tsconfig's `paths` maps these names to the current line too, so the type check sees the current line's API.
 export {
+	createBashToolDefinition,
+	createEditToolDefinition,
+	createFindToolDefinition,
+	createGrepToolDefinition,
+	createLsToolDefinition,
+	createReadToolDefinition,
+	createWriteToolDefinition,
 	DEFAULT_MAX_BYTES,
 	DEFAULT_MAX_LINES,
 	defineTool,

@@ -1,0 +1,111 @@
+// pi's built-in tools for forged tools: `pi.useTool("read", …)` inside `execute` runs pi's own read, grep, find, ls,
+// bash, write or edit tool, built per call with file and command operations that act as the calling tool (its
+// policy, grants and protected locations decide, as for its own file access and commands). Resolves to the tool's text.
+import { minimatch } from "minimatch";
+import { type BuiltinTool, type CallerOperations, isBuiltinTool } from "../contract/tool-calls.ts";
+import { compileSchema } from "../schema/ajv.ts";
+import {
+	createBashToolDefinition,
+	createEditToolDefinition,
+	createFindToolDefinition,
+	createGrepToolDefinition,
+	createLsToolDefinition,
+	createReadToolDefinition,
+	createWriteToolDefinition,
+} from "./pi-exports.ts";
+
+/** What find walks past, as pi's find does with fd. */
+const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
+
+interface BuiltinDefinition {
+	parameters: unknown;
+	prepareArguments?: (args: unknown) => unknown;
+	execute(
+		id: string,
+		params: unknown,
+		signal: AbortSignal | undefined,
+		onUpdate: undefined,
+		ctx: unknown,
+	): Promise<{ content: Array<{ type: string; text?: string }> }>;
+}
+
+function definitionOf(name: BuiltinTool, cwd: string, ops: CallerOperations): BuiltinDefinition {
+	const operations = {
+		read: {
+			readFile: ops.readFile,
+			access: (path: string) => ops.access(path, false),
+			detectImageMimeType: async () => null,
+		},
+		ls: { exists: ops.exists, stat: ops.stat, readdir: ops.readdir },
+		find: {
+			exists: ops.exists,
+			glob: (pattern: string, dir: string, o: { limit: number }) => glob(ops, pattern, dir, o.limit),
+		},
+		grep: { isDirectory: async (path: string) => (await ops.searchable(path)).isDirectory, readFile: ops.readText },
+		write: { writeFile: ops.writeFile, mkdir: ops.mkdir },
+		edit: { readFile: ops.readFile, writeFile: ops.writeFile, access: (path: string) => ops.access(path, true) },
+		bash: { exec: ops.shell },
+	};
+	const create = {
+		read: createReadToolDefinition,
+		ls: createLsToolDefinition,
+		find: createFindToolDefinition,
+		grep: createGrepToolDefinition,
+		write: createWriteToolDefinition,
+		edit: createEditToolDefinition,
+		bash: createBashToolDefinition,
+	}[name] as (cwd: string, options: { operations: unknown; exposeSessionEnvironment?: boolean }) => unknown;
+	// bash: the command sees the caller's environment (the shell operation's), never pi's session variables.
+	return create(cwd, { operations: operations[name], exposeSessionEnvironment: false }) as BuiltinDefinition;
+}
+
+/**
+ * Runs pi's built-in `name` with `args` as the calling tool: arguments are checked against the tool's own schema, and
+ * the text of its result is returned. A refused file access or command throws the caller's permission error.
+ */
+export async function runBuiltinTool(
+	name: string,
+	args: unknown,
+	context: { cwd: string; signal?: AbortSignal; ops: CallerOperations },
+): Promise<string> {
+	if (!isBuiltinTool(name)) throw new Error(`'${name}' is not one of pi's built-in tools.`);
+	const definition = definitionOf(name, context.cwd, context.ops);
+	const prepared = definition.prepareArguments ? definition.prepareArguments(args) : args;
+	const validate = compileSchema(definition.parameters as Record<string, unknown>);
+	if (!validate(prepared)) {
+		const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "args"} ${e.message}`).join("; ");
+		throw new Error(`pi.useTool("${name}"): the arguments do not fit ${name}'s parameters: ${problems}.`);
+	}
+	const result = await definition.execute(`forge-${name}`, prepared, context.signal, undefined, {
+		cwd: context.cwd,
+		hasUI: false,
+	});
+	return result.content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text ?? "")
+		.join("\n");
+}
+
+/** find without fd: the files under `dir` (links not followed) whose name, or path if the pattern has a `/`, matches; absolute. */
+async function glob(ops: CallerOperations, pattern: string, dir: string, limit: number): Promise<string[]> {
+	const onPath = pattern.includes("/");
+	const matches = (relative: string, base: string) =>
+		minimatch(onPath ? relative : base, onPath && !pattern.startsWith("**/") ? `**/${pattern}` : pattern, {
+			dot: true,
+		});
+	const found: string[] = [];
+	const pending = [""];
+	while (pending.length && found.length < limit) {
+		const relativeDir = pending.shift()!;
+		for (const entry of await ops.list(relativeDir ? `${dir}/${relativeDir}` : dir)) {
+			const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
+			if (entry.folder) {
+				if (!SKIPPED_FOLDERS.has(entry.name)) pending.push(relative);
+			} else if (matches(relative, entry.name)) {
+				found.push(`${dir}/${relative}`);
+				if (found.length >= limit) break;
+			}
+		}
+	}
+	return found;
+}

@@ -1,0 +1,110 @@
+// pi's own built-in tools run for a forged tool on operations that act as the caller: their text comes back, their
+// schemas check the arguments, and what the caller may not do is refused by the operations, not done.
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { CallerOperations } from "../../src/contract/tool-calls.ts";
+import { runBuiltinTool } from "../../src/pi/builtin-tools.ts";
+import { makeTempDir } from "../helpers/pi-harness.ts";
+
+/** Real file operations on `root`, refusing (like a policy would) anything inside a folder named `secret`. */
+function operations(root: string, refused: string[]): CallerOperations {
+	const check = (path: string) => {
+		if (!resolve(path).startsWith(root) || resolve(path).includes("/secret/")) {
+			refused.push(path);
+			throw Object.assign(new Error(`Permission denied: ${path}`), { name: "PermissionError" });
+		}
+	};
+	const guarded =
+		<A extends unknown[], R>(run: (path: string, ...rest: A) => Promise<R>) =>
+		async (path: string, ...rest: A): Promise<R> => {
+			check(path);
+			return run(path, ...rest);
+		};
+	return {
+		readFile: guarded((p) => readFile(p)),
+		readText: guarded((p) => readFile(p, "utf8")),
+		access: guarded(async (p) => void (await stat(p))),
+		exists: guarded((p) =>
+			stat(p).then(
+				() => true,
+				() => false,
+			),
+		),
+		stat: guarded((p) => stat(p)),
+		readdir: guarded((p) => readdir(p)),
+		list: guarded(async (p) =>
+			(await readdir(p, { withFileTypes: true })).map((e) => ({ name: e.name, folder: e.isDirectory() })),
+		),
+		searchable: guarded(async (p) => ({ isDirectory: (await stat(p)).isDirectory() })),
+		writeFile: guarded((p, content: string) => writeFile(p, content)),
+		mkdir: guarded(async (p) => void (await mkdir(p, { recursive: true }))),
+		shell: (command, cwd, options) =>
+			new Promise((done) => {
+				const child = spawn("bash", ["-c", command], { cwd });
+				child.stdout.on("data", options.onData);
+				child.stderr.on("data", options.onData);
+				child.on("close", (code) => done({ exitCode: code }));
+			}),
+	};
+}
+
+async function project() {
+	const root = await makeTempDir("forge-builtins");
+	await writeFile(join(root, "notes.txt"), "alpha beta\ngamma TODO delta\n");
+	await mkdir(join(root, "src", "deep"), { recursive: true });
+	await writeFile(join(root, "src", "deep", "a.ts"), "export const a = 1;\n");
+	await mkdir(join(root, "secret"));
+	await writeFile(join(root, "secret", "key.txt"), "hunter2\n");
+	const refused: string[] = [];
+	return { root, refused, context: { cwd: root, ops: operations(root, refused) } };
+}
+
+describe("runBuiltinTool", () => {
+	it("read returns the file's text, as pi's read tool gives it", async () => {
+		const { context } = await project();
+		expect(await runBuiltinTool("read", { path: "notes.txt" }, context)).toContain("gamma TODO delta");
+	});
+
+	it("ls lists a folder (folders marked), find walks without fd", async () => {
+		const { context } = await project();
+		const listed = await runBuiltinTool("ls", { path: "." }, context);
+		expect(listed).toContain("notes.txt");
+		expect(listed).toContain("src/");
+		expect(await runBuiltinTool("find", { pattern: "*.ts" }, context)).toBe("src/deep/a.ts");
+		expect(await runBuiltinTool("find", { pattern: "src/**/*.ts" }, context)).toBe("src/deep/a.ts");
+	});
+
+	it("write and edit change files through the operations", async () => {
+		const { root, context } = await project();
+		expect(await runBuiltinTool("write", { path: "out/new.txt", content: "hello forge\n" }, context)).toMatch(
+			/Successfully wrote/,
+		);
+		await runBuiltinTool("edit", { path: "out/new.txt", edits: [{ oldText: "hello", newText: "goodbye" }] }, context);
+		expect(await readFile(join(root, "out", "new.txt"), "utf8")).toBe("goodbye forge\n");
+	});
+
+	it("bash runs through the shell operation and returns its output", async () => {
+		const { context } = await project();
+		expect(await runBuiltinTool("bash", { command: "echo composed-$((40+2))" }, context)).toContain("composed-42");
+	});
+
+	it("what the operations refuse is refused: the error reaches the caller and nothing is read or written", async () => {
+		const { root, refused, context } = await project();
+		await expect(runBuiltinTool("read", { path: "secret/key.txt" }, context)).rejects.toThrow(/Permission denied/);
+		await expect(runBuiltinTool("write", { path: "secret/new.txt", content: "x" }, context)).rejects.toThrow(
+			/Permission denied/,
+		);
+		expect(refused.length).toBeGreaterThanOrEqual(2);
+		await expect(stat(join(root, "secret", "new.txt"))).rejects.toThrow(/ENOENT/);
+	});
+
+	it("arguments are checked against the built-in's own schema; an unknown built-in is refused", async () => {
+		const { context } = await project();
+		await expect(runBuiltinTool("read", { file: "notes.txt" }, context)).rejects.toThrow(
+			/pi.useTool\("read"\): the arguments do not fit read's parameters/,
+		);
+		await expect(runBuiltinTool("forge_tool", {}, context)).rejects.toThrow(/not one of pi's built-in tools/);
+	});
+});
