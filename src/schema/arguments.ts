@@ -1,62 +1,87 @@
-// Argument validation for forged tools: one compiled Ajv validator per tool version, cached. A schema with a
-// regular expression or a `$ref` in it is validated off pi's main thread, within a bound (see bounded-checker.ts).
+// Argument validation for forged tools: one compiled Ajv validator per tool version, kept by the validators object
+// its owner (the toolbox) creates and tells to forget a tool. A schema with a regular expression or a `$ref` in it is
+// validated off pi's main thread, within a bound (see bounded-validator.ts).
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
-import type { BoundedChecker } from "../run/bounded-checker.ts";
 import { compileSchema, forAjv as forAjvSchema } from "./ajv.ts";
+import type { BoundedValidator } from "./bounded-validator.ts";
 import { fieldPath } from "./field-path.ts";
 import type { JsonSchema } from "./parameters-schema.ts";
 
-const validators = new Map<string, { hash: string; validate: ValidateFunction }>();
+/** The compiled validators of a toolbox's tools, one per tool (recompiled when its hash changes). */
+export class ArgumentValidators {
+	private readonly validators = new Map<string, { hash: string; validate: ValidateFunction }>();
 
-function validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateFunction | Error {
-	const cached = validators.get(tool);
-	if (cached?.hash === hash) return cached.validate;
-	let validate: ValidateFunction;
-	try {
-		validate = compileSchema(schema);
-	} catch (error) {
-		return error as Error;
+	/** Validates (and, like pi, coerces) `args`; the error names each bad field and carries the schema. */
+	validate(tool: string, hash: string, schema: JsonSchema, args: unknown): Result<Record<string, unknown>> {
+		const given = args === undefined || args === null ? {} : args;
+		if (typeof given !== "object" || Array.isArray(given)) {
+			return fail(
+				new ForgeError(
+					"arguments",
+					`args must be an object of named parameters, got ${Array.isArray(given) ? "an array" : typeof given}.`,
+					{
+						tool,
+						args,
+						schema,
+						hint: `Call it as use_forge_tool({"name":"${tool}","args":{…}}) with the parameters named in the schema.`,
+					},
+				),
+			);
+		}
+		const copy = structuredClone(given) as Record<string, unknown>;
+		const validate = this.validatorFor(tool, hash, schema);
+		if (validate instanceof Error) {
+			return fail(
+				new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, {
+					tool,
+					schema,
+					hint: `Re-forge '${tool}' with a valid parametersSchema.`,
+				}),
+			);
+		}
+		if (validate(copy)) return ok(copy);
+		return fail(invalidArguments(tool, schema, args, validate.errors ?? []));
 	}
-	validators.set(tool, { hash, validate });
-	return validate;
+
+	/**
+	 * `validate`, with the validation of a schema that `needsBound` run by `checker` within `timeoutMs`: a pattern
+	 * that backtracks for ever fails the call (phase arguments) instead of hanging pi.
+	 */
+	async validateWithin(
+		tool: string,
+		hash: string,
+		schema: JsonSchema,
+		args: unknown,
+		checker: BoundedValidator,
+		timeoutMs: number,
+	): Promise<Result<Record<string, unknown>>> {
+		if (!needsBound(schema)) return this.validate(tool, hash, schema, args);
+		return validateBounded(tool, hash, schema, args, checker, timeoutMs, this);
+	}
+
+	/** Forget a tool's validator (after a re-forge or removal). */
+	forget(tool: string): void {
+		this.validators.delete(tool);
+	}
+
+	private validatorFor(tool: string, hash: string, schema: JsonSchema): ValidateFunction | Error {
+		const cached = this.validators.get(tool);
+		if (cached?.hash === hash) return cached.validate;
+		let validate: ValidateFunction;
+		try {
+			validate = compileSchema(schema);
+		} catch (error) {
+			return error as Error;
+		}
+		this.validators.set(tool, { hash, validate });
+		return validate;
+	}
 }
 
-/** Validates (and, like pi, coerces) `args`; the error names each bad field and carries the schema. */
-export function validateArguments(
-	tool: string,
-	hash: string,
-	schema: JsonSchema,
-	args: unknown,
-): Result<Record<string, unknown>> {
-	const given = args === undefined || args === null ? {} : args;
-	if (typeof given !== "object" || Array.isArray(given)) {
-		return fail(
-			new ForgeError(
-				"arguments",
-				`args must be an object of named parameters, got ${Array.isArray(given) ? "an array" : typeof given}.`,
-				{
-					tool,
-					args,
-					schema,
-					hint: `Call it as use_forge_tool({"name":"${tool}","args":{…}}) with the parameters named in the schema.`,
-				},
-			),
-		);
-	}
-	const copy = structuredClone(given) as Record<string, unknown>;
-	const validate = validatorFor(tool, hash, schema);
-	if (validate instanceof Error) {
-		return fail(
-			new ForgeError("schema", `The parameters schema of '${tool}' does not compile: ${validate.message}`, {
-				tool,
-				schema,
-				hint: `Re-forge '${tool}' with a valid parametersSchema.`,
-			}),
-		);
-	}
-	if (validate(copy)) return ok(copy);
-	return fail(invalidArguments(tool, schema, args, validate.errors ?? []));
+/** A new set of validators, owned by the caller. */
+export function createArgumentValidators(): ArgumentValidators {
+	return new ArgumentValidators();
 }
 
 /** Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can nest exponentially). */
@@ -87,21 +112,18 @@ export function needsBound(schema: unknown): boolean {
 	return false;
 }
 
-/**
- * `validateArguments`, with the validation of a schema that `needsBound` run by `checker` within `timeoutMs`: a
- * pattern that backtracks for ever fails the call (phase arguments) instead of hanging pi.
- */
-export async function validateArgumentsWithin(
+/** `validateWithin` for a schema that needs the bound: `checker` validates, the verdict becomes a Result. */
+async function validateBounded(
 	tool: string,
 	hash: string,
 	schema: JsonSchema,
 	args: unknown,
-	checker: BoundedChecker,
+	checker: BoundedValidator,
 	timeoutMs: number,
+	validators: ArgumentValidators,
 ): Promise<Result<Record<string, unknown>>> {
-	if (!needsBound(schema)) return validateArguments(tool, hash, schema, args);
 	const given = args === undefined || args === null ? {} : args;
-	if (typeof given !== "object" || Array.isArray(given)) return validateArguments(tool, hash, schema, args);
+	if (typeof given !== "object" || Array.isArray(given)) return validators.validate(tool, hash, schema, args);
 	const verdict = await checker.validate(forAjvSchema(schema), structuredClone(given), timeoutMs);
 	if (verdict === "timeout") {
 		return fail(
@@ -150,7 +172,12 @@ function invalidArguments(tool: string, schema: JsonSchema, args: unknown, error
 	});
 }
 
-/** Forget a tool's validator (after a re-forge or removal). */
-export function forgetValidator(tool: string): void {
-	validators.delete(tool);
-}
+// Until the toolbox owns its ArgumentValidators (issue 14), the old free functions use one shared set.
+const shared = new ArgumentValidators();
+/** @deprecated Use an ArgumentValidators the caller owns. */
+export const validateArguments: ArgumentValidators["validate"] = (...args) => shared.validate(...args);
+/** @deprecated Use an ArgumentValidators the caller owns. */
+export const validateArgumentsWithin: ArgumentValidators["validateWithin"] = (...args) =>
+	shared.validateWithin(...args);
+/** @deprecated Use an ArgumentValidators the caller owns. */
+export const forgetValidator = (tool: string): void => shared.forget(tool);

@@ -1,6 +1,8 @@
 // Argument validation of forged tools: coercion like pi's, errors naming each bad field, one cached validator per tool version.
 import { describe, expect, it } from "vitest";
-import { forgetValidator, validateArguments } from "../../src/schema/arguments.ts";
+import { createArgumentValidators } from "../../src/schema/arguments.ts";
+
+const validators = createArgumentValidators();
 
 const schema = {
 	type: "object",
@@ -9,23 +11,23 @@ const schema = {
 };
 
 function refusal(tool: string, hash: string, toolSchema: Record<string, unknown>, args: unknown) {
-	const result = validateArguments(tool, hash, toolSchema, args);
+	const result = validators.validate(tool, hash, toolSchema, args);
 	if (result.ok) throw new Error(`expected ${JSON.stringify(args)} to be refused`);
 	expect(result.error.phase).toBe("arguments");
 	return result.error;
 }
 
-describe("validateArguments", () => {
+describe("ArgumentValidators.validate", () => {
 	it("accepts valid arguments and returns a copy", () => {
 		const args = { text: "hi", count: 2 };
-		const result = validateArguments("valid", "h1", schema, args);
+		const result = validators.validate("valid", "h1", schema, args);
 		expect(result).toEqual({ ok: true, value: { text: "hi", count: 2 } });
 		if (result.ok) expect(result.value).not.toBe(args);
 	});
 
 	it("coerces like pi does, without changing the caller's object", () => {
 		const args = { text: "hi", count: "5", loud: "true" };
-		expect(validateArguments("coerce", "h1", schema, args)).toEqual({
+		expect(validators.validate("coerce", "h1", schema, args)).toEqual({
 			ok: true,
 			value: { text: "hi", count: 5, loud: true },
 		});
@@ -34,13 +36,13 @@ describe("validateArguments", () => {
 
 	it("fills defaults from the schema", () => {
 		const withDefault = { type: "object", properties: { limit: { type: "number", default: 10 } } };
-		expect(validateArguments("defaults", "h1", withDefault, {})).toEqual({ ok: true, value: { limit: 10 } });
+		expect(validators.validate("defaults", "h1", withDefault, {})).toEqual({ ok: true, value: { limit: 10 } });
 	});
 
 	it("treats missing args (undefined, null) as {}", () => {
 		const optional = { type: "object", properties: { a: { type: "string" } } };
-		expect(validateArguments("empty", "h1", optional, undefined)).toEqual({ ok: true, value: {} });
-		expect(validateArguments("empty", "h1", optional, null)).toEqual({ ok: true, value: {} });
+		expect(validators.validate("empty", "h1", optional, undefined)).toEqual({ ok: true, value: {} });
+		expect(validators.validate("empty", "h1", optional, null)).toEqual({ ok: true, value: {} });
 	});
 
 	it("names a missing required field", () => {
@@ -91,26 +93,34 @@ describe("validateArguments", () => {
 	it("reuses the compiled validator while the hash stays the same", () => {
 		const v1 = { type: "object", properties: { n: { type: "number" } } };
 		const v2 = { type: "object", properties: { n: { type: "string" } } };
-		expect(validateArguments("cached", "same", v1, { n: 1 }).ok).toBe(true);
+		expect(validators.validate("cached", "same", v1, { n: 1 }).ok).toBe(true);
 		// Same hash: the schema is not looked at again, so v1 still decides.
-		expect(validateArguments("cached", "same", v2, { n: 1 }).ok).toBe(true);
-		expect(validateArguments("cached", "same", v2, { n: "x" }).ok).toBe(false);
+		expect(validators.validate("cached", "same", v2, { n: 1 }).ok).toBe(true);
+		expect(validators.validate("cached", "same", v2, { n: "x" }).ok).toBe(false);
 	});
 
 	it("recompiles with the new schema when the hash changes", () => {
 		const v1 = { type: "object", properties: { n: { type: "number" } } };
 		const v2 = { type: "object", properties: { n: { type: "number", maximum: 3 } } };
-		expect(validateArguments("recompiled", "v1", v1, { n: 5 }).ok).toBe(true);
+		expect(validators.validate("recompiled", "v1", v1, { n: 5 }).ok).toBe(true);
 		const error = refusal("recompiled", "v2", v2, { n: 5 });
 		expect(error.details.notes).toEqual(["params.n: must be <= 3"]);
 	});
 
-	it("recompiles after forgetValidator, even with the same hash", () => {
+	it("recompiles after forget, even with the same hash", () => {
 		const v1 = { type: "object", properties: { n: { type: "number" } } };
 		const v2 = { type: "object", properties: { n: { type: "string" } } };
-		expect(validateArguments("forgotten", "same", v1, { n: 1 }).ok).toBe(true);
-		forgetValidator("forgotten");
+		expect(validators.validate("forgotten", "same", v1, { n: 1 }).ok).toBe(true);
+		validators.forget("forgotten");
 		expect(refusal("forgotten", "same", v2, { n: [] }).details.notes).toEqual(["params.n: must be string"]);
+	});
+
+	it("keeps each owner's validators apart", () => {
+		const v1 = { type: "object", properties: { n: { type: "string" } } };
+		const v2 = { type: "object", properties: { n: { type: "number" } } };
+		const other = createArgumentValidators();
+		expect(validators.validate("owned", "same", v1, { n: "x" }).ok).toBe(true);
+		expect(other.validate("owned", "same", v2, { n: "x" }).ok).toBe(false);
 	});
 });
 
@@ -118,8 +128,8 @@ describe("validators of schemas with an $id", () => {
 	it("a new version with the same $id and a new shape validates against the new shape", () => {
 		const v1 = { type: "object", $id: "shared", properties: { a: { type: "string" } }, required: ["a"] };
 		const v2 = { type: "object", $id: "shared", properties: { b: { type: "number" } }, required: ["b"] };
-		expect(validateArguments("idtool", "h1", v1, { a: "x" }).ok).toBe(true);
-		const result = validateArguments("idtool", "h2", v2, { a: "x" });
+		expect(validators.validate("idtool", "h1", v1, { a: "x" }).ok).toBe(true);
+		const result = validators.validate("idtool", "h2", v2, { a: "x" });
 		expect(!result.ok && result.error.details.notes).toEqual(["params.b: must have required property 'b'"]);
 	});
 });
