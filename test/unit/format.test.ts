@@ -188,7 +188,7 @@ describe("logicLineOf past the logic", () => {
 
 describe("logicLineOf for hoisted imports", async () => {
 	const { renderTool } = await import("../../src/forge/render.ts");
-	const { loadTemplate } = await import("../../src/forge/template.ts");
+	const { loadTemplate } = await import("../../src/store/template-file.ts");
 	it("maps an import moved to the top back to its line in the logic, and keeps the body's numbering", () => {
 		const { source } = renderTool(loadTemplate(), {
 			name: "t",

@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { checkImports, findViolations } from "../../src/forge/imports.ts";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 const constructs = (code: string) => findViolations(code).map((v) => v.construct);
 

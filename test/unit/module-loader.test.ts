@@ -5,9 +5,9 @@ import type * as typebox from "typebox";
 import { describe, expect, it } from "vitest";
 import { ForgeError } from "../../src/contract/forge-error.ts";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/run/module-loader.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 function refusedAtRunTime(specifier: unknown): ForgeError {
 	const require = coreLibraryRequire("probe");

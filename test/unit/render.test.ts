@@ -1,9 +1,9 @@
 // Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
 import { describe, expect, it } from "vitest";
 import { extractLogic, HOISTED_MARKER, hoistImports, renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/run/module-loader.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 const parameters = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
 const base = { name: "word-count", description: "Count words.", parameters, logic: "return params.text.length;" };

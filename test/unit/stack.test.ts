@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { createPositionMapper, type PositionMapper } from "../../src/contract/source-map.ts";
 import { mapStack } from "../../src/contract/stack.ts";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
 import { coreLibraryRequire, evaluateModule } from "../../src/run/module-loader.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 const EVALUATED_AS = "/virtual/toolbox/forge-thrower.ts";
 const FILE = "forge-thrower.ts";

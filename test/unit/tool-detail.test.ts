@@ -1,9 +1,9 @@
 // list_forge with a name: one tool in full (state, description, schema, tests, source, the logic to re-forge), bounded.
 import { describe, expect, it } from "vitest";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { formatToolDetail, type ToolDetail } from "../../src/pi/tool-detail.ts";
 import type { RegistryEntry } from "../../src/store/registry.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 const now = new Date("2026-01-01T12:00:00Z");
 const parameters = {

@@ -1,8 +1,8 @@
 // Stage 4 of the forge: esbuild turns the TypeScript into CommonJS and ESM; syntax errors come back located in the file.
 import { describe, expect, it } from "vitest";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
 import { transpile } from "../../src/forge/transpile.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 const FILE = "forge-demo.ts";
 
