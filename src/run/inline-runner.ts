@@ -3,8 +3,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import { createPositionMapper, type PositionMapper } from "../contract/source-map.ts";
-import { preflightLoad } from "./jiti-preflight.ts";
 import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
+import { preflightLoad } from "./jiti-preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
 import type { RunnableTool, Runner, RunOutcome, RunRequest, ToolContext } from "./runner.ts";
 import { runtimeError, TIMEOUT_HINT } from "./runtime-error.ts";

@@ -1,6 +1,7 @@
 // The forge pipeline: name → description → schema → render → secrets → transpile → imports → stage → preflight → promote.
 // Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
+import type { PreflightLoader } from "../contract/module-shape.ts";
 import { type TakenNames, validateName } from "../contract/names.ts";
 import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import {
@@ -13,7 +14,6 @@ import {
 } from "../contract/tool-tests.ts";
 import { checkSource } from "../forge/check-source.ts";
 import { checkParams } from "../forge/params-check.ts";
-import type { PreflightLoader } from "../contract/module-shape.ts";
 import { renderTool } from "../forge/render.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
