@@ -1,5 +1,4 @@
 // The on-disk format of one forged tool: file names, the `forge-<name>.json` metadata, and content hashes.
-import { createHash } from "node:crypto";
 import { ForgeError, fail, ok, type Result } from "./forge-error.ts";
 import { isForgeableName } from "./names.ts";
 import { parseTests, type ToolTest } from "./tool-tests.ts";
@@ -34,9 +33,7 @@ export function parseToolFileName(file: string): { name: string; kind: "ts" | "j
 	return isForgeableName(name) ? { name, kind: kind as "ts" | "json" } : undefined;
 }
 
-export function hashSource(source: string): string {
-	return `sha256-${createHash("sha256").update(source).digest("hex")}`;
-}
+export { hashSource } from "./hash.ts";
 
 export function serializeMeta(meta: ToolMeta): string {
 	return `${JSON.stringify(meta, null, "\t")}\n`;

@@ -1,9 +1,9 @@
 // Every version of every tool, beside the contract's `.bak`: content-addressed files per tool in `.history/<name>/`
 // and an append-only index of events, pruned to a retention bound. History is a safety net: a failure to write it
 // never fails a forge.
-import { createHash } from "node:crypto";
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { sha256Hex } from "../contract/hash.ts";
 
 export const HISTORY_DIR = ".history";
 
@@ -27,7 +27,6 @@ export interface StoredVersion {
 }
 
 const INDEX = "index.jsonl";
-const contentHash = (text: string) => createHash("sha256").update(text).digest("hex");
 
 export class ToolHistory {
 	/** Folders made by this process (a re-check of 1,000 tools makes each once, not per record). */
@@ -65,8 +64,8 @@ export class ToolHistory {
 			version,
 			event,
 			at: at.toISOString(),
-			ts: contentHash(source),
-			json: contentHash(metaText),
+			ts: sha256Hex(source),
+			json: sha256Hex(metaText),
 			...(from ? { from } : {}),
 		};
 		try {
