@@ -1,13 +1,8 @@
 // Credentials in a forged tool's source: one true positive per rule, the placeholders and ordinary code that must not
 // trigger, 1-based positions, previews that never hold the secret, and the refusal the model reads.
 import { describe, expect, it } from "vitest";
-import {
-	findSecrets,
-	locateSecrets,
-	type SecretFinding,
-	secretRefusal,
-	shannonEntropy,
-} from "../../src/security/secrets.ts";
+import { shannonEntropy } from "../../src/security/secret-rules.ts";
+import { findSecrets, locateSecrets, type SecretFinding, secretRefusal } from "../../src/security/secrets.ts";
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
