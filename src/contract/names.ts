@@ -1,4 +1,5 @@
-// Stage 1 of the forge: the tool's name (contract: ^[a-z][a-z0-9_-]{0,47}$, never a name held by a tool that is not forged).
+// The forge's first check: the tool's name (contract: ^[a-z][a-z0-9_-]{0,47}$, never a name held by a tool that is not
+// forged).
 import { ForgeError, fail, ok, type Result } from "./forge-error.ts";
 
 export const NAME_PATTERN = /^[a-z][a-z0-9_-]{0,47}$/;

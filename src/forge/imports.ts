@@ -1,4 +1,5 @@
-// Stage 5 of the forge: parse the transpiled module (acorn) and refuse what reaches outside the core library.
+// The forge's import check (order: toolbox/forge-pipeline.ts): parse the transpiled module (acorn) and refuse what
+// reaches outside the core library.
 import { type Node, parse } from "acorn";
 import { fullAncestor } from "acorn-walk";
 import { ALLOWED_MODULES_TEXT, isAllowedModule, TYPE_ONLY_MODULES } from "../contract/allowed-modules.ts";

@@ -1,4 +1,5 @@
-// Stage 3 of the forge: render `forge-<name>.ts` from the template, the metadata and the logic.
+// The forge's render step (order: toolbox/forge-pipeline.ts): render `forge-<name>.ts` from the template, the metadata
+// and the logic.
 
 export interface RenderInput {
 	name: string;

@@ -1,4 +1,5 @@
-// Stage 4 of the forge: transpile with esbuild. Syntax errors come back with their line and column in `forge-<name>.ts`.
+// The forge's transpile step (order: toolbox/forge-pipeline.ts): transpile with esbuild. Syntax errors come back with
+// their line and column in `forge-<name>.ts`.
 import { type Message, type TransformOptions, transform } from "esbuild";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 

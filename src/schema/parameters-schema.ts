@@ -1,4 +1,5 @@
-// Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object (checked by compiling it with Ajv).
+// The forge's schema check (order: toolbox/forge-pipeline.ts): the parameters schema must be a valid JSON Schema of an
+// object (checked by compiling it with Ajv).
 
 import { closestName } from "../contract/did-you-mean.ts";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";

@@ -1,4 +1,4 @@
-// Stage 5 of the forge: the static check that refuses what reaches outside the core library.
+// The forge's import check: the static check that refuses what reaches outside the core library.
 import { describe, expect, it } from "vitest";
 import { checkImports, findViolations } from "../../src/forge/imports.ts";
 import { renderTool } from "../../src/forge/render.ts";

@@ -1,4 +1,4 @@
-// Stage 1 of the forge: which tool names are accepted, and what the refusal tells the model.
+// The forge's name check: which tool names are accepted, and what the refusal tells the model.
 import { describe, expect, it } from "vitest";
 import { FORGE_TOOL_NAMES, NAME_PATTERN, suggestName, validateName } from "../../src/contract/names.ts";
 

@@ -1,4 +1,4 @@
-// Stage 2 of the forge: the parameters schema must be a valid JSON Schema of an object, returned as plain JSON.
+// The forge's schema check: the parameters schema must be a valid JSON Schema of an object, returned as plain JSON.
 import { Type } from "typebox";
 import { describe, expect, it } from "vitest";
 import { validateParametersSchema } from "../../src/schema/parameters-schema.ts";

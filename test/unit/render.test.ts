@@ -1,4 +1,4 @@
-// Stage 3 of the forge: `forge-<name>.ts` rendered from the template, the metadata and the logic.
+// The forge's render step: `forge-<name>.ts` rendered from the template, the metadata and the logic.
 import { describe, expect, it } from "vitest";
 import { extractLogic, HOISTED_MARKER, hoistImports, renderTool } from "../../src/forge/render.ts";
 import { transpile } from "../../src/forge/transpile.ts";

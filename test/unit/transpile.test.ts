@@ -1,4 +1,4 @@
-// Stage 4 of the forge: esbuild turns the TypeScript into CommonJS and ESM; syntax errors come back located in the file.
+// The forge's transpile step: esbuild turns the TypeScript into CommonJS and ESM; syntax errors come back located in the file.
 import { describe, expect, it } from "vitest";
 import { renderTool } from "../../src/forge/render.ts";
 import { transpile } from "../../src/forge/transpile.ts";
