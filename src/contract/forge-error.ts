@@ -75,16 +75,6 @@ export class ForgeError extends Error {
 	with(details: ForgeErrorDetails): ForgeError {
 		return new ForgeError(this.phase, this.message, { ...this.details, ...details }, { cause: this.cause });
 	}
-
-	/** @deprecated Use `storedData(toData(error))`; kept until every caller has switched. */
-	toData(): ForgeErrorData {
-		return storedData(toData(this));
-	}
-
-	/** @deprecated Use `fromData(data, details)`; kept until every caller has switched. */
-	static fromData(data: ForgeErrorData, details: ForgeErrorDetails = {}): ForgeError {
-		return fromData(data, details);
-	}
 }
 
 /**
