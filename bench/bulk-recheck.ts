@@ -13,6 +13,7 @@
 // other, each checked with its load in a fresh worker (verifyToolFile with the runner's per-forge preflight).
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
 import { hashSource } from "../src/contract/tool-files.ts";
 import { verifyToolFile } from "../src/forge/check-source.ts";
 import { openToolbox } from "../src/toolbox/open-toolbox.ts";
@@ -69,7 +70,7 @@ async function measure(
 ): Promise<Run> {
 	const env = { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir };
 	const started = performance.now();
-	const opened = await openToolbox(cwd, env, { verify: "background" });
+	const opened = await openToolbox(loadConfig(cwd, env), { verify: "background" });
 	opened.runner.warm();
 	const { toolbox } = opened;
 	const since = () => performance.now() - started;
@@ -101,7 +102,9 @@ async function measure(
 }
 
 async function baseline(cwd: string, agentDir: string): Promise<number> {
-	const opened = await openToolbox(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir }, { readOnly: true });
+	const opened = await openToolbox(loadConfig(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir }), {
+		readOnly: true,
+	});
 	const { toolbox, runner } = opened;
 	const dir = toolbox.config.toolboxDir;
 	const files = tsFiles(dir).slice(0, BASELINE);
@@ -137,7 +140,7 @@ async function main(): Promise<void> {
 		mkdirSync(pristineDir, { recursive: true });
 		await generateToolbox(pristineDir, TOOLS, { seed: SEED });
 		// One start as pi makes it, so that the toolbox has what a used one has (history, .gitignore, a sound registry).
-		await (await openToolbox(pristine, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir })).toolbox.close();
+		await (await openToolbox(loadConfig(pristine, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir }))).toolbox.close();
 		const last = generatedTools(TOOLS, SEED)
 			.sort((a, b) => (a.name < b.name ? -1 : 1))
 			.at(-1)!;

@@ -6,7 +6,7 @@ import { hashSource, serializeMeta, type ToolMeta, tsFileOf } from "../src/contr
 import { checkImports } from "../src/forge/imports.ts";
 import { preflightLoad } from "../src/run/jiti-preflight.ts";
 import { renderTool } from "../src/forge/render.ts";
-import { loadTemplate } from "../src/forge/template.ts";
+import { loadTemplate } from "../src/store/template-file.ts";
 import { transpile } from "../src/forge/transpile.ts";
 import { validateParametersSchema } from "../src/schema/parameters-schema.ts";
 import { emptyRegistry, entryFromMeta, serializeRegistry } from "../src/store/registry.ts";

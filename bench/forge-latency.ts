@@ -3,13 +3,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createJiti } from "jiti";
-import { readConfig } from "../src/config.ts";
+import { loadConfig, readConfig } from "../src/config.ts";
 import { renderTool } from "../src/forge/render.ts";
-import { loadTemplate } from "../src/forge/template.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
 import { locateTypebox } from "../src/run/typebox.ts";
-import { openToolbox } from "../src/toolbox/open-toolbox.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { loadTemplate } from "../src/store/template-file.ts";
+import { createToolbox, openToolbox } from "../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../src/toolbox/toolbox.ts";
 import { benchEnv, line, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
 import { type ToolSpec, toolSpec } from "./tools.ts";
 
@@ -61,13 +61,12 @@ async function main(): Promise<void> {
 	const baselineDir = join(tmp.path, "baseline");
 	await mkdir(baselineDir, { recursive: true });
 
-	const toolbox = new Toolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
 	await toolbox.open();
 	// The default runner (isolated, in the OS sandbox where there is one): what a forge costs as users run it.
-	const isolated = await openToolbox(join(tmp.path, "isolated-project"), {
-		...benchEnv(),
-		PI_CODING_AGENT_DIR: join(tmp.path, "agent"),
-	});
+	const isolated = await openToolbox(
+		loadConfig(join(tmp.path, "isolated-project"), { ...benchEnv(), PI_CODING_AGENT_DIR: join(tmp.path, "agent") }),
+	);
 	const takenNames = new Map<string, string>();
 	const forgeIn = (box: Toolbox) => async (spec: ToolSpec) => {
 		const result = await box.forge(spec, takenNames);

@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readConfig } from "../src/config.ts";
+import { loadConfig, readConfig } from "../src/config.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
-import type { IsolatedRunner } from "../src/run/isolated/isolated-runner.ts";
+import type { IsolatedRunner } from "../src/run/isolated/parent/isolated-runner.ts";
 import type { RunHost } from "../src/run/runner.ts";
-import { openToolbox } from "../src/toolbox/open-toolbox.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { createToolbox, openToolbox } from "../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../src/toolbox/toolbox.ts";
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 export const RESULTS_DIR = join(BENCH_DIR, "results");
@@ -70,7 +70,7 @@ export const benchHost: RunHost = { pi: {}, hasUI: false, notify() {} };
 /** A toolbox on `cwd` with the inline runner (pi's process). */
 export async function inlineToolbox(cwd: string, env: Record<string, string | undefined> = {}): Promise<Toolbox> {
 	mkdirSync(cwd, { recursive: true });
-	const toolbox = new Toolbox(readConfig(cwd, { ...benchEnv(), ...env }).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(cwd, { ...benchEnv(), ...env }).config, new InlineRunner());
 	await toolbox.open();
 	return toolbox;
 }
@@ -85,7 +85,7 @@ export async function isolatedToolbox(
 	env: Record<string, string | undefined> = {},
 ): Promise<{ toolbox: Toolbox; runner: IsolatedRunner; rederived: string[] }> {
 	mkdirSync(cwd, { recursive: true });
-	const opened = await openToolbox(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir, ...env });
+	const opened = await openToolbox(loadConfig(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir, ...env }));
 	return { toolbox: opened.toolbox, runner: opened.runner, rederived: opened.report.rederived };
 }
 

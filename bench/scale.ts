@@ -15,18 +15,18 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Context } from "@earendil-works/pi-ai";
-import { readConfig } from "../src/config.ts";
+import { loadConfig, readConfig } from "../src/config.ts";
 import { REGISTRY_FILE } from "../src/contract/tool-files.ts";
 import { formatListing, LIST_LIMIT } from "../src/pi/list-forge.ts";
 import { GrantsStore } from "../src/policy/grants-store.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
+import { HealthStore } from "../src/store/health.ts";
 import { parseRegistry } from "../src/store/registry.ts";
 import { ToolboxStore } from "../src/store/toolbox-store.ts";
+import { ToolboxWatcher } from "../src/store/watcher.ts";
 import { selectActive } from "../src/toolbox/active-set.ts";
-import { HealthStore } from "../src/toolbox/health.ts";
-import { openToolbox } from "../src/toolbox/open-toolbox.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
-import { ToolboxWatcher } from "../src/toolbox/watcher.ts";
+import { createToolbox, openToolbox } from "../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../src/toolbox/toolbox.ts";
 import { generatedTools, generateToolbox, type PlantedTool } from "../test/helpers/big-toolbox.ts";
 import { systemPromptOf, toolsOf } from "../test/helpers/model-context.ts";
 import { startPi } from "../test/helpers/pi-harness.ts";
@@ -463,11 +463,9 @@ async function openBreakdown(cwd: string, agentDir: string): Promise<Record<stri
 		// As pi opens it: the registry at once, the files compared after (timed apart: pi does not wait for it).
 		parts["openToolbox (total, as pi)"] = await time(
 			async () =>
-				(opened = await openToolbox(
-					cwd,
-					{ ...benchEnv(), PI_CODING_AGENT_DIR: agentDir },
-					{ verify: "background" },
-				)),
+				(opened = await openToolbox(loadConfig(cwd, { ...benchEnv(), PI_CODING_AGENT_DIR: agentDir }), {
+					verify: "background",
+				})),
 		);
 		parts["comparison after the open (background in pi)"] = await time(() => opened.toolbox.verified());
 		const text = readFileSync(join(opened.config.toolboxDir, REGISTRY_FILE), "utf8");
@@ -476,7 +474,7 @@ async function openBreakdown(cwd: string, agentDir: string): Promise<Record<stri
 		parts["selectActive over all tools"] = await time(() => {
 			const candidates = box
 				.entries()
-				.map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
+				.map((entry) => ({ entry, health: box.healthOf(entry.name), healthy: box.state(entry) === "ok" }));
 			selectActive(candidates, box.config.pinned, box.config.activeLimit, new Date());
 		});
 		const watcher = new ToolboxWatcher(box);
@@ -590,7 +588,7 @@ interface ListFigures {
 }
 
 async function measureList(cwd: string): Promise<ListFigures> {
-	const toolbox = new Toolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(cwd, benchEnv()).config, new InlineRunner());
 	let report!: Awaited<ReturnType<Toolbox["open"]>>;
 	const openMs = await time(async () => (report = await toolbox.open()));
 	if (report.tools !== LIST_SIZE || report.rebuilt || report.rederived.length)

@@ -10,7 +10,8 @@ import { readConfig } from "../src/config.ts";
 import { REGISTRY_FILE } from "../src/contract/tool-files.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
 import { parseRegistry, serializeRegistry } from "../src/store/registry.ts";
-import { type OpenReport, Toolbox } from "../src/toolbox/toolbox.ts";
+import { createToolboxStores } from "../src/toolbox/open-toolbox.ts";
+import { type OpenReport, Toolbox, type ToolboxStores } from "../src/toolbox/toolbox.ts";
 import { generateToolbox } from "../test/helpers/big-toolbox.ts";
 import { line, type Metric, mark, ms, ratio, stats, tempDir, time, writeResult } from "./lib.ts";
 import { type ToolSpec, toolSpec } from "./tools.ts";
@@ -92,9 +93,10 @@ function wrap(target: object, method: string, record: (ms: number) => void): voi
 }
 
 /** Attaches the probe to a toolbox; `probe.current` is swapped per phase. */
-function instrument(toolbox: Toolbox): { current: Probe } {
+function instrument(toolbox: Toolbox, stores: ToolboxStores): { current: Probe } {
 	const ref = { current: emptyProbe() };
-	const internals = toolbox as unknown as { registry: object; search: object };
+	const internals = (toolbox as unknown as { box: { registry: object; cache: { search: object } } }).box;
+	const search = internals.cache.search;
 	const keeper = internals.registry as Record<string, AnyFn>;
 	let saves = 0;
 	let saveIo = 0;
@@ -109,25 +111,25 @@ function instrument(toolbox: Toolbox): { current: Probe } {
 			ref.current.parseMergeSerialize.push(performance.now() - start - saveIo);
 		}
 	};
-	wrap(toolbox.store, "readRegistry", (t) => {
+	wrap(stores.store, "readRegistry", (t) => {
 		saveIo += t;
 		ref.current.readRegistry.push(t);
 	});
-	wrap(toolbox.store, "writeRegistry", (t) => {
+	wrap(stores.store, "writeRegistry", (t) => {
 		saveIo += t;
 		ref.current.writeRegistry.push(t);
 	});
-	wrap(toolbox.store, "stage", (t) => ref.current.stage.push(t));
-	wrap(toolbox.store, "promote", (t) => ref.current.promote.push(t));
-	wrap(toolbox.store, "discard", (t) => ref.current.discard.push(t));
-	wrap(toolbox.history, "record", (t) => ref.current.history.push(t));
-	wrap(internals.search, "upsert", (t) => ref.current.searchUpsert.push(t));
+	wrap(stores.store, "stage", (t) => ref.current.stage.push(t));
+	wrap(stores.store, "promote", (t) => ref.current.promote.push(t));
+	wrap(stores.store, "discard", (t) => ref.current.discard.push(t));
+	wrap(stores.history, "record", (t) => ref.current.history.push(t));
+	wrap(search, "upsert", (t) => ref.current.searchUpsert.push(t));
 	wrap(internals.registry, "set", (t) => ref.current.registrySet.push(t));
 	wrap(internals.registry, "entries", (t) => ref.current.entries.push(t));
-	wrap(toolbox.store, "listStamps", (t) => ref.current.listStamps.push(t));
-	wrap(toolbox.store, "recover", (t) => ref.current.recover.push(t));
-	wrap(toolbox.health, "load", (t) => ref.current.healthLoad.push(t));
-	const store = toolbox.store as unknown as Record<string, AnyFn>;
+	wrap(stores.store, "listStamps", (t) => ref.current.listStamps.push(t));
+	wrap(stores.store, "recover", (t) => ref.current.recover.push(t));
+	wrap(stores.health, "load", (t) => ref.current.healthLoad.push(t));
+	const store = stores.store as unknown as Record<string, AnyFn>;
 	const originalLocked = store.locked;
 	store.locked = function (this: unknown, fn: () => Promise<unknown>) {
 		const asked = performance.now();
@@ -167,8 +169,10 @@ interface Opened {
 }
 
 async function openOn(cwd: string): Promise<Opened> {
-	const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
-	const probe = instrument(toolbox);
+	const config = readConfig(cwd, {}).config;
+	const stores = createToolboxStores(config);
+	const toolbox = new Toolbox(config, new InlineRunner(), stores);
+	const probe = instrument(toolbox, stores);
 	let report!: OpenReport;
 	const openMs = await time(async () => (report = await toolbox.open()));
 	const p = probe.current;

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { readConfig } from "../src/config.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { createToolbox } from "../src/toolbox/open-toolbox.ts";
 import { benchEnv, line, mark, ms as msN, stats, tempDir, time, writeResult } from "./lib.ts";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -21,7 +21,7 @@ const direct = async (params: { a: number; b: number }) => {
 
 async function main(): Promise<void> {
 	const tmp = tempDir("use");
-	const toolbox = new Toolbox(readConfig(join(tmp.path, "project"), benchEnv()).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(join(tmp.path, "project"), benchEnv()).config, new InlineRunner());
 	await toolbox.open();
 	const forged = await toolbox.forge(
 		{

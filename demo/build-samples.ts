@@ -3,12 +3,12 @@ import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { readConfig } from "../src/config.ts";
 import { InlineRunner } from "../src/run/inline-runner.ts";
-import { Toolbox } from "../src/toolbox/toolbox.ts";
+import { createToolbox } from "../src/toolbox/open-toolbox.ts";
 import { SAMPLE_TOOLS } from "./sample-tools.ts";
 
 const dir = fileURLToPath(new URL("../extensions/", import.meta.url));
 await rm(dir, { recursive: true, force: true });
-const toolbox = new Toolbox(readConfig(process.cwd(), { PI_FORGE_DIR: dir }).config, new InlineRunner());
+const toolbox = createToolbox(readConfig(process.cwd(), { PI_FORGE_DIR: dir }).config, new InlineRunner());
 await toolbox.open();
 for (const request of SAMPLE_TOOLS) {
 	const result = await toolbox.forge(request, new Map());

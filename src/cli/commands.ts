@@ -3,7 +3,6 @@
 import { resolve } from "node:path";
 import { formatForModel, formatForPerson } from "../contract/error-format.ts";
 import { exportPackage, importTools } from "../share/package.ts";
-import { checkToolbox } from "../toolbox/check.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";
@@ -58,7 +57,7 @@ export const RUN: Record<CommandName, Command> = {
 	show: async ({ args: [name] }, { toolbox }, io) => {
 		const view = toolbox.view(name);
 		if (!view) return fail(io, noSuchTool(name));
-		io.out(toolDetails(view, await toolbox.store.readSource(name), await toolbox.versions(name), new Date()));
+		io.out(toolDetails(view, await toolbox.readSource(name), await toolbox.versions(name), new Date()));
 		return 0;
 	},
 
@@ -131,7 +130,7 @@ export const RUN: Record<CommandName, Command> = {
 	},
 
 	check: async ({ args: names, json }, { toolbox }, io) => {
-		const verdicts = await checkToolbox(toolbox, names);
+		const verdicts = await toolbox.check(names);
 		if (json) io.out(JSON.stringify(verdicts, null, 2));
 		else if (verdicts.length === 0) io.out("The toolbox is empty: nothing to check.");
 		else {

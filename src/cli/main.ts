@@ -3,6 +3,7 @@
 // stderr, never a stack trace; exit codes: 0 ok, 1 failed or not found, 2 usage error.
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { loadConfig } from "../config.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import { type Io, RUN } from "./commands.ts";
 import { COMMANDS, parseInvocation } from "./parse-args.ts";
@@ -16,7 +17,8 @@ const consoleIo: Io = { out: (text) => console.log(text), err: (text) => console
 export async function main(
 	argv: string[],
 	io: Io = consoleIo,
-	env: Record<string, string | undefined> = process.env,
+	/** The settings' environment; by default the process's (read by config.ts). */
+	env?: Record<string, string | undefined>,
 ): Promise<number> {
 	const invocation = parseInvocation(argv);
 	if (invocation.kind === "help" || invocation.kind === "version") {
@@ -29,7 +31,7 @@ export async function main(
 	if (!project.ok) return project.usage ? usageError(io, project.message) : fail(io, project.message);
 	let opened: OpenedToolbox | undefined;
 	try {
-		opened = await openToolbox(project.dir, env, { readOnly: COMMANDS[invocation.command].readOnly });
+		opened = await openToolbox(loadConfig(project.dir, env), { readOnly: COMMANDS[invocation.command].readOnly });
 		for (const problem of opened.problems) io.err(`agent-forge: warning: ${problem.message}`);
 		return await RUN[invocation.command](invocation, opened, io);
 	} catch (error) {

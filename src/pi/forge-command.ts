@@ -48,7 +48,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 					name,
 					toolbox.entries().map((e) => e.name),
 				);
-			return toolDetails(view, await toolbox.store.readSource(name), await toolbox.versions(name), new Date());
+			return toolDetails(view, await toolbox.readSource(name), await toolbox.versions(name), new Date());
 		},
 	},
 	history: {

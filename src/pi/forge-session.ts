@@ -1,13 +1,13 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { ConfigProblem } from "../config.ts";
+import { type ConfigProblem, loadConfig } from "../config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
-import { ToolboxWatcher } from "../toolbox/watcher.ts";
+import { ToolboxWatcher } from "../store/watcher.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
@@ -53,7 +53,7 @@ export class ForgeSession {
 			let box: Toolbox;
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
-				const opened = await openToolbox(cwd, process.env, { verify: "background" });
+				const opened = await openToolbox(loadConfig(cwd), { verify: "background" });
 				this.configProblems = opened.problems;
 				opened.runner.warm();
 				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
@@ -131,7 +131,7 @@ export class ForgeSession {
 		const { pinned, activeLimit, activeChars } = box.config;
 		const candidates = box
 			.entries()
-			.map((entry) => ({ entry, health: box.health.get(entry.name), healthy: box.state(entry) === "ok" }));
+			.map((entry) => ({ entry, health: box.healthOf(entry.name), healthy: box.state(entry) === "ok" }));
 		const fresh = [...new Set([...this.promised.current, ...this.promised.previous])];
 		const offer = selectOffer(candidates, {
 			pinned,

@@ -73,9 +73,9 @@ async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
 	await toolbox.fresh(name);
 	const view = toolbox.view(name);
 	if (!view) throw toPiError(unknownToolError(name, toolbox), cwd);
-	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
+	const { source, metaText } = await toolbox.readTool(name);
 	const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
-	const file = toolbox.store.tsPath(name);
+	const file = toolbox.toolPath(name);
 	const fromProject = relative(cwd, file);
 	const path =
 		fromProject.startsWith("..") || isAbsolute(fromProject)

@@ -40,7 +40,7 @@ export async function exportPackage(
 	if (chosen.length === 0) return fail(new ForgeError("not-found", "There is no healthy tool to export."));
 	await mkdir(join(outDir, "tools"), { recursive: true });
 	for (const name of chosen) {
-		const [source, meta] = await Promise.all([toolbox.store.readSource(name), toolbox.readMeta(name)]);
+		const { source, metaText: meta } = await toolbox.readTool(name);
 		await Promise.all([
 			writeFile(join(outDir, "tools", tsFileOf(name)), source!),
 			writeFile(join(outDir, "tools", jsonFileOf(name)), meta!),

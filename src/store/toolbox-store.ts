@@ -3,7 +3,16 @@
 import { statSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { jsonFileOf, parseToolFileName, REGISTRY_FILE, tsFileOf } from "../contract/tool-files.ts";
+import type { Result } from "../contract/forge-error.ts";
+import {
+	jsonFileOf,
+	parseMeta,
+	parseToolFileName,
+	REGISTRY_FILE,
+	type ToolMeta,
+	tsFileOf,
+} from "../contract/tool-files.ts";
+import { ensureGitignore } from "./gitignore.ts";
 import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
 import {
@@ -16,6 +25,13 @@ import {
 } from "./transaction.ts";
 
 export type { StagedTool } from "./transaction.ts";
+
+/** A tool's two files as they are now, and its metadata parsed (undefined where a file is missing). */
+export interface ToolFiles {
+	source?: string;
+	metaText?: string;
+	meta?: Result<ToolMeta>;
+}
 
 export interface PromoteResult {
 	/** A previous version existed and is now `forge-<name>.ts.bak` / `.json.bak`. */
@@ -45,6 +61,11 @@ export class ToolboxStore {
 
 	async ensure(): Promise<void> {
 		await mkdir(this.dir, { recursive: true });
+	}
+
+	/** Writes the toolbox's `.gitignore` unless it has one (best effort). */
+	ensureGitignore(): Promise<void> {
+		return ensureGitignore(this.dir);
 	}
 
 	/** Runs `fn` holding the toolbox lock (other pi processes wait; a dead holder's lock is taken over). */
@@ -101,6 +122,12 @@ export class ToolboxStore {
 
 	async readMeta(name: string): Promise<string | undefined> {
 		return readOptional(this.jsonPath(name));
+	}
+
+	/** Both files of a tool, read together, with the metadata parsed: the one way a tool's files are read. */
+	async readTool(name: string): Promise<ToolFiles> {
+		const [source, metaText] = await Promise.all([this.readSource(name), this.readMeta(name)]);
+		return { source, metaText, meta: metaText === undefined ? undefined : parseMeta(metaText, name) };
 	}
 
 	async readBackup(name: string): Promise<string | undefined> {

@@ -1,8 +1,9 @@
 // Which forged tools pi offers the model as tools of their own: tools forged in this run (promised to the next
 // prompt), pinned ones, then the most recently and most often used (or forged), up to a ceiling. Every other tool is
 // one list_forge + use_forge_tool away. Pure.
+
+import type { ToolHealth } from "../store/health.ts";
 import type { RegistryEntry } from "../store/registry.ts";
-import type { ToolHealth } from "./health.ts";
 
 export interface ActiveCandidate {
 	entry: RegistryEntry;

@@ -1,11 +1,13 @@
 // Checks every tool of a toolbox as the forge would — metadata, hash, syntax, imports, a preflight load in the
 // runner, its tests — without changing anything. For `agent-forge check` (CI of a shared toolbox) and `/forge`.
 // Several tools at once, their loads in the runner's batch workers (as the re-checks at pi's start).
-import { ForgeError, type ForgeErrorData } from "../contract/forge-error.ts";
-import { hashSource, jsonFileOf, parseMeta, tsFileOf } from "../contract/tool-files.ts";
-import { testFailure } from "../contract/tool-tests.ts";
+import { ForgeError, type ForgeErrorData, storedData, toData } from "../contract/forge-error.ts";
+import type { PreflightLoader } from "../contract/module-shape.ts";
+import { hashSource, jsonFileOf, tsFileOf } from "../contract/tool-files.ts";
+import { type TestVerdict, testFailure } from "../contract/tool-tests.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
-import type { Toolbox } from "./toolbox.ts";
+import type { ToolboxStore } from "../store/toolbox-store.ts";
+import type { TestRunner } from "./forge-pipeline.ts";
 
 export interface ToolVerdict {
 	name: string;
@@ -18,9 +20,16 @@ export interface ToolVerdict {
 	error?: ForgeErrorData;
 }
 
+/** What a check reads and runs: the toolbox's files, the runner's preflight, and its tests' runner. */
+export interface CheckParts {
+	store: ToolboxStore;
+	preflight: PreflightLoader;
+	runTests: (...args: Parameters<TestRunner>) => Promise<TestVerdict[]>;
+}
+
 const CHECK_CONCURRENCY = 8;
 
-export async function checkToolbox(toolbox: Toolbox, names?: string[]): Promise<ToolVerdict[]> {
+export async function checkToolbox(toolbox: CheckParts, names?: string[]): Promise<ToolVerdict[]> {
 	const onDisk = [...(await toolbox.store.listStamps()).keys()].sort();
 	const wanted = names?.length ? onDisk.filter((name) => names.includes(name)) : onDisk;
 	const verdicts: ToolVerdict[] = new Array(wanted.length);
@@ -40,25 +49,19 @@ export async function checkToolbox(toolbox: Toolbox, names?: string[]): Promise<
 	return verdicts;
 }
 
-async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
-	const [source, metaText] = await Promise.all([toolbox.store.readSource(name), toolbox.store.readMeta(name)]);
+async function checkTool(toolbox: CheckParts, name: string): Promise<ToolVerdict> {
+	const { source, metaText, meta } = await toolbox.store.readTool(name);
 	const broken = (error: ForgeError, extra: Partial<ToolVerdict> = {}): ToolVerdict => ({
 		name,
 		ok: false,
 		...extra,
-		error: error.toData(),
+		error: storedData(toData(error)),
 	});
 	if (source === undefined) return broken(new ForgeError("load", `${tsFileOf(name)} is missing.`));
-	if (metaText === undefined) return broken(new ForgeError("load", `${jsonFileOf(name)} is missing.`));
-	const meta = parseMeta(metaText, name);
+	if (metaText === undefined || !meta) return broken(new ForgeError("load", `${jsonFileOf(name)} is missing.`));
 	if (!meta.ok) return broken(meta.error);
 	const edited = meta.value.hash !== hashSource(source);
-	const verified = await verifyToolFile(
-		name,
-		toolbox.store.tsPath(name),
-		source,
-		toolbox.runner.preflightBatch ?? toolbox.runner.preflight,
-	);
+	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.preflight);
 	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
 	const tests = meta.value.tests ?? [];
 	if (tests.length === 0) return { name, ok: true, version: meta.value.version, edited };
@@ -68,7 +71,7 @@ async function checkTool(toolbox: Toolbox, name: string): Promise<ToolVerdict> {
 		hash: hashSource(source),
 		parameters: JSON.parse(JSON.stringify(verified.value.shape.parameters)) as Record<string, unknown>,
 	};
-	const verdicts = await toolbox.testCandidate(verified.value.transpiled.cjs, candidate);
+	const verdicts = await toolbox.runTests(verified.value.transpiled.cjs, candidate);
 	const failure = testFailure(verdicts, name, source);
 	if (failure) {
 		const failed = verdicts.filter((v) => !v.pass).length;

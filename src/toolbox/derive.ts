@@ -1,13 +1,16 @@
 // Derives a tool's registry entry from its files: trusts a pair the forge wrote, re-checks a hand edit (unless the
-// compile cache shows this very source passed the checks), adopts a lone `forge-<name>.ts`.
-import { ForgeError } from "../contract/forge-error.ts";
+// compile cache shows this very source passed the checks), adopts a lone `forge-<name>.ts`; records the version it
+// finds in the history.
+import { ForgeError, storedData, toData } from "../contract/forge-error.ts";
+import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import { hashSource, jsonFileOf, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
-import type { ModuleShape, PreflightLoader } from "../forge/preflight.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import type { CompileCache } from "../store/compile-cache.ts";
 import { entryFromMeta, type RegistryEntry, type ToolStamps } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
+import type { ToolboxContext } from "./context.ts";
+import { nextVersion } from "./next-version.ts";
+import type { CompiledTool } from "./tool-cache.ts";
 
 export interface Derived {
 	entry: RegistryEntry;
@@ -23,8 +26,8 @@ export interface Derived {
 export interface DeriveOptions {
 	/** `false` (a read-only open): a hand edit's new metadata is derived but not written. */
 	write?: boolean;
-	/** Sources it knows passed the checks, with their shape: such a hand edit needs no new check. */
-	cache?: CompileCache;
+	/** Sources known to have passed the checks, with their shape: such a hand edit needs no new check. */
+	checked?: (hash: string) => Promise<{ code: CompiledCode; shape?: ModuleShape } | undefined>;
 	/** The files' stamps, taken just before (by a caller that compared them). */
 	stamps?: ToolStamps;
 }
@@ -38,8 +41,7 @@ export async function deriveEntry(
 ): Promise<Derived> {
 	// Stamped before reading: a change made while this runs leaves the entry stale, so it is checked again.
 	const stamps = options.stamps ?? (await store.stampsOf(name));
-	const [source, metaText] = await Promise.all([store.readSource(name), store.readMeta(name)]);
-	const parsed = metaText === undefined ? undefined : parseMeta(metaText, name);
+	const { source, meta: parsed } = await store.readTool(name);
 	const meta = parsed?.ok ? parsed.value : undefined;
 
 	if (source === undefined) {
@@ -54,7 +56,7 @@ export async function deriveEntry(
 	if (meta && meta.hash === hash) return { entry: entryFromMeta(meta, stamps) };
 
 	// A hand edit, or a file without (valid) metadata: check it as the forge would, then record what it is now.
-	const known = await options.cache?.getChecked(hash);
+	const known = await options.checked?.(hash);
 	let shape: ModuleShape;
 	let compiled: CompiledCode;
 	let checked: ModuleShape | undefined;
@@ -67,19 +69,17 @@ export async function deriveEntry(
 		shape = checked = verified.value.shape;
 		compiled = verified.value.transpiled.cjs;
 	}
-	const at = now.toISOString();
-	const next: ToolMeta = {
-		name,
-		description: shape.description,
-		parameters: JSON.parse(JSON.stringify(shape.parameters)) as Record<string, unknown>,
-		version: (meta?.version ?? 0) + 1,
-		hash,
-		createdAt: meta?.createdAt || at,
-		updatedAt: at,
-		// The tests stay with the tool; they passed on the old source, so this one is unverified until they run again.
-		...(meta?.tests ? { tests: meta.tests } : {}),
-		...(meta?.verifiedHash ? { verifiedHash: meta.verifiedHash } : {}),
-	};
+	// The tests stay with the tool; they passed on the old source, so this one is unverified until they run again.
+	const next = nextVersion(
+		{
+			name,
+			description: shape.description,
+			parameters: JSON.parse(JSON.stringify(shape.parameters)) as Record<string, unknown>,
+			tests: meta?.tests,
+			verifiedHash: meta?.verifiedHash,
+		},
+		{ previous: meta, hash, at: now.toISOString() },
+	);
 	const nextText = serializeMeta(next);
 	if (options.write === false)
 		return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
@@ -95,6 +95,61 @@ export async function deriveEntry(
 	};
 }
 
+/**
+ * A tool's entry from its files (with the lock held), with the code when the check compiled it (and its shape put in
+ * the compile cache); makes sure the version on disk is in the history (a hand edit, or a change finished after an
+ * interruption).
+ */
+export async function deriveTool(
+	box: ToolboxContext,
+	name: string,
+	stamps?: ToolStamps,
+): Promise<{ entry: RegistryEntry; compiled?: CompiledTool; metaText?: string }> {
+	const preflight = box.runner.preflightBatch ?? box.runner.preflight;
+	const derived = await deriveEntry(name, box.store, box.now(), preflight, {
+		write: !box.readOnly,
+		checked: (hash) => box.cache.checked(hash),
+		stamps,
+	});
+	const compiled =
+		derived.compiled && derived.source
+			? { hash: derived.entry.hash, source: derived.source, code: derived.compiled }
+			: undefined;
+	if (derived.shape && derived.compiled) await box.cache.store(derived.entry.hash, derived.compiled, derived.shape);
+	if (derived.entry.status === "ok" && !box.readOnly)
+		await recordIfMissing(box, name, derived.compiled ? "edited" : "recovered", derived.source, derived.metaText);
+	return { entry: derived.entry, compiled, metaText: derived.metaText };
+}
+
+/** Records the live version of a tool unless the history already ends with it. */
+async function recordIfMissing(
+	box: ToolboxContext,
+	name: string,
+	event: "edited" | "recovered",
+	knownSource?: string,
+	knownMeta?: string,
+): Promise<void> {
+	const { source, metaText } =
+		knownSource !== undefined && knownMeta !== undefined
+			? { source: knownSource, metaText: knownMeta }
+			: await box.store.readTool(name);
+	if (source === undefined || metaText === undefined) return;
+	const meta = parseMeta(metaText, name);
+	if (!meta.ok) return;
+	const entries = await box.history.entries(name);
+	const last = entries.at(-1);
+	if (
+		last &&
+		last.event !== "removed" &&
+		`sha256-${last.ts}` === hashSource(source) &&
+		last.version === meta.value.version
+	)
+		return;
+	await box.history
+		.record(name, event, meta.value.version, source, metaText, box.now(), undefined, entries)
+		.catch(() => undefined);
+}
+
 function brokenEntry(name: string, meta: ToolMeta | undefined, stamps: ToolStamps, error: ForgeError): RegistryEntry {
 	const base: ToolMeta = meta ?? {
 		name,
@@ -105,5 +160,5 @@ function brokenEntry(name: string, meta: ToolMeta | undefined, stamps: ToolStamp
 		createdAt: "",
 		updatedAt: "",
 	};
-	return entryFromMeta(base, stamps, "broken", error.toData());
+	return entryFromMeta(base, stamps, "broken", storedData(toData(error)));
 }

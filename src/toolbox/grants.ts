@@ -1,7 +1,5 @@
 // Granting, revoking and listing a tool's capabilities by hand, for `agent-forge grant|revoke|grants` and `/forge`.
 // A grant is for the tool's version as it is now (its hash); pi reads it at the tool's next call, without a restart.
-import { realpathSync } from "node:fs";
-import { safeEnvironment } from "../policy/capability.ts";
 import { GRANT_FORMS, parseGrantKey } from "../policy/grant-key.ts";
 import { ANY_VERSION } from "../policy/grants-store.ts";
 import { sanitizeForDisplay as shown } from "../policy/terminal-text.ts";
@@ -28,7 +26,7 @@ export async function grantCapability(opened: OpenedToolbox, tool: string, capab
 	let found = "";
 	if ("lookup" in parsed) {
 		const project = projectOf(opened);
-		const path = resolveProgram(parsed.lookup, { cwd: project, path: safeEnvironment(process.env).PATH });
+		const path = resolveProgram(parsed.lookup, { cwd: project, path: opened.config.safeEnv.PATH });
 		if (!path)
 			return {
 				ok: false,
@@ -113,12 +111,9 @@ function matchesNothing(key: string): string {
 		: "";
 }
 
+/** The project by its real path (the cwd itself when it cannot be resolved), as grants are kept. */
 function projectOf(opened: OpenedToolbox): string {
-	try {
-		return realpathSync.native(opened.config.cwd);
-	} catch {
-		return opened.config.cwd;
-	}
+	return opened.config.realCwd;
 }
 
 /** One pair of quotes around the whole capability (as typed after /forge grant, where no shell removes them). */

@@ -1,6 +1,6 @@
 // What the toolbox says when it cannot run or repair a tool: an unknown name (with look-alikes), a broken tool, and
 // the advice after repeated failed repairs. Pure: the toolbox passes in what it knows.
-import { ForgeError } from "../contract/forge-error.ts";
+import { ForgeError, fromData } from "../contract/forge-error.ts";
 import type { HistoryEntry } from "../store/history.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 
@@ -18,7 +18,7 @@ export function notFoundError(name: unknown, similar: string[], toolboxEmpty: bo
 
 export function brokenToolError(entry: RegistryEntry, source: string | undefined): ForgeError {
 	const base = entry.error ?? { phase: "broken" as const, message: "This tool is marked broken." };
-	return ForgeError.fromData(base, { tool: entry.name, source }).with({
+	return fromData(base, { tool: entry.name, source }).with({
 		hint: `'${entry.name}' is broken and was not run. Repair it with forge_tool (same name), then call it again.`,
 	});
 }

@@ -1,16 +1,19 @@
-// Puts a toolbox together for a project: configuration, grants, audit log, the isolated runner; then opens it.
-// pi's wiring and the command line both start here.
-import { realpathSync } from "node:fs";
+// Puts a toolbox together for a project from its configuration (read by the caller: config.ts is the layer above):
+// the stores, grants, audit log and the isolated runner; then opens it. pi's wiring and the command line start here.
 import { dirname, join } from "node:path";
-import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
+import type { ConfigProblem, ForgeConfig } from "../contract/config.ts";
 import { AuditLog } from "../policy/audit-log.ts";
-import { safeEnvironment } from "../policy/capability.ts";
+import { createPolicyGate } from "../policy/gate.ts";
 import { migrateGrants } from "../policy/grants-migration.ts";
 import { GrantsStore } from "../policy/grants-store.ts";
-import { IsolatedRunner } from "../run/isolated/isolated-runner.ts";
+import { IsolatedRunner } from "../run/isolated/parent/isolated-runner.ts";
 import { resolveProgram } from "../run/isolated/resolve-program.ts";
-import { HEALTH_FILE } from "./health.ts";
-import { type OpenReport, Toolbox } from "./toolbox.ts";
+import type { Runner } from "../run/runner.ts";
+import { CompileCache } from "../store/compile-cache.ts";
+import { HEALTH_FILE, HealthStore } from "../store/health.ts";
+import { ToolHistory } from "../store/history.ts";
+import { ToolboxStore } from "../store/toolbox-store.ts";
+import { type OpenReport, Toolbox, type ToolboxOptions, type ToolboxStores } from "./toolbox.ts";
 
 export interface OpenedToolbox {
 	toolbox: Toolbox;
@@ -23,43 +26,64 @@ export interface OpenedToolbox {
 
 export const AUDIT_FILE = ".forge-audit.jsonl";
 
+/** The stores of the toolbox folder `config` names. */
+export function createToolboxStores(
+	config: Pick<ForgeConfig, "toolboxDir" | "lockStaleMs" | "historyLimit" | "secretValues">,
+): ToolboxStores {
+	return {
+		store: new ToolboxStore(config.toolboxDir, { staleMs: config.lockStaleMs }),
+		health: new HealthStore(config.toolboxDir, config.secretValues),
+		history: new ToolHistory(config.toolboxDir, config.historyLimit),
+		compileCache: new CompileCache(config.toolboxDir),
+	};
+}
+
+/** A toolbox (not opened yet) over the stores of `config`'s folder, running its tools in `runner`. */
+export function createToolbox(config: ForgeConfig, runner: Runner, options: ToolboxOptions = {}): Toolbox {
+	return new Toolbox(config, runner, createToolboxStores(config), options);
+}
+
 /**
  * `verify: "background"` (pi's start) trusts a sound registry at once and compares it with the files right after.
  * `readOnly` (the command line's list, show, check…) writes nothing into the toolbox, not even the audit log.
  */
 export async function openToolbox(
-	cwd: string,
-	env: Record<string, string | undefined> = process.env,
+	loaded: { config: ForgeConfig; problems: ConfigProblem[] },
 	options: { verify?: "now" | "background"; readOnly?: boolean } = {},
 ): Promise<OpenedToolbox> {
-	const { config, problems } = loadConfig(cwd, env);
+	const { config, problems } = loaded;
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
-	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE), { discard: options.readOnly });
-	const runner = new IsolatedRunner({
+	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE), {
+		discard: options.readOnly,
+		secretValues: config.secretValues,
+	});
+	const runtimeDir = join(config.forgeHome, "runtime");
+	const gate = createPolicyGate({
 		config,
 		grants,
 		audit,
-		runtimeDir: join(config.forgeHome, "runtime"),
+		runtimeDir,
 		// The forge's own settings are as untouchable as the toolbox.
 		protectedDirs: [config.forgeHome, dirname(config.projectConfigFile)],
+	});
+	const runner = new IsolatedRunner({
+		config,
+		gate,
+		runtimeDir,
 		unreadable: [join(config.toolboxDir, HEALTH_FILE), join(config.toolboxDir, AUDIT_FILE)],
 	});
-	const toolbox = new Toolbox(config, runner);
+	const toolbox = createToolbox(config, runner);
 	const report = await toolbox.open(options);
-	if (!options.readOnly) await migrateProjectGrants(grants, config.cwd, toolbox);
+	if (!options.readOnly) await migrateProjectGrants(grants, config, toolbox);
 	return { toolbox, runner, config, grants, problems, report };
 }
 
 /** Binds this project's grants from before versions and program paths to the tools as they are now (see grants-migration.ts). */
-async function migrateProjectGrants(grants: GrantsStore, cwd: string, toolbox: Toolbox): Promise<void> {
-	let project = cwd;
-	try {
-		project = realpathSync.native(cwd);
-	} catch {
-		// A project that cannot be resolved has no grants under its real path to migrate.
-	}
-	const path = safeEnvironment(process.env).PATH;
+async function migrateProjectGrants(grants: GrantsStore, config: ForgeConfig, toolbox: Toolbox): Promise<void> {
+	// A project that cannot be resolved has no grants under its real path to migrate (realCwd is then the cwd).
+	const project = config.realCwd;
+	const path = config.safeEnv.PATH;
 	await grants
 		.update((data) =>
 			migrateGrants(data, {

@@ -33,7 +33,7 @@ import {
 } from "../../src/contract/tool-files.ts";
 import type { ToolTest } from "../../src/contract/tool-tests.ts";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/forge/template.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 import { entryFromMeta, type RegistryEntry, serializeRegistry } from "../../src/store/registry.ts";
 
 export interface PlantedTool {

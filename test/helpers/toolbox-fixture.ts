@@ -6,7 +6,8 @@ import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
 import type { RunHost } from "../../src/run/runner.ts";
 import type { ForgeRequest } from "../../src/toolbox/forge-pipeline.ts";
-import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { createToolbox } from "../../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../../src/toolbox/toolbox.ts";
 
 export const host: RunHost = { pi: {}, hasUI: false, notify() {} };
 
@@ -15,7 +16,7 @@ export async function tempToolbox(
 ): Promise<{ toolbox: Toolbox; cwd: string; dir: string; reopen(): Promise<Toolbox> }> {
 	const cwd = await mkdtemp(join(tmpdir(), "forge-it-"));
 	const make = async () => {
-		const toolbox = new Toolbox(readConfig(cwd, env).config, new InlineRunner());
+		const toolbox = createToolbox(readConfig(cwd, env).config, new InlineRunner());
 		await toolbox.open();
 		return toolbox;
 	};

@@ -8,7 +8,7 @@ import { hashSource, parseMeta } from "../../src/contract/tool-files.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
 import { LOCK_FILE } from "../../src/store/lock.ts";
 import { parseRegistry } from "../../src/store/registry.ts";
-import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { createToolbox } from "../../src/toolbox/open-toolbox.ts";
 import { burstAndKill } from "../helpers/forge-burst.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
@@ -19,7 +19,7 @@ const FAST_STALE = { PI_FORGE_LOCK_STALE_MS: "2000" };
 async function expectWhole(cwd: string): Promise<void> {
 	const { config } = readConfig(cwd, FAST_STALE);
 	const dir = config.toolboxDir;
-	const toolbox = new Toolbox(config, new InlineRunner());
+	const toolbox = createToolbox(config, new InlineRunner());
 	await toolbox.open();
 	await toolbox.flush();
 	const files = await readdir(dir);
@@ -54,7 +54,7 @@ describe("crashes", () => {
 		await mkdir(join(config.toolboxDir, LOCK_FILE), { recursive: true });
 		const old = new Date(Date.now() - 60_000);
 		await utimes(join(config.toolboxDir, LOCK_FILE), old, old);
-		const toolbox = new Toolbox(config, new InlineRunner());
+		const toolbox = createToolbox(config, new InlineRunner());
 		const started = Date.now();
 		await toolbox.open();
 		const result = await toolbox.forge(toolRequest("after-stale", "return 1;"), new Map());
@@ -68,7 +68,7 @@ describe("an interrupted commit marker", () => {
 		const { writeFile: write, mkdir: makeDir, readdir: list } = await import("node:fs/promises");
 		const cwd = await makeTempDir("forge-half-commit");
 		const { config } = readConfig(cwd, {});
-		const toolbox = new Toolbox(config, new InlineRunner());
+		const toolbox = createToolbox(config, new InlineRunner());
 		await toolbox.open();
 		await toolbox.forge(toolRequest("kept", "return 'v1';"), new Map());
 		await toolbox.close();
@@ -77,7 +77,7 @@ describe("an interrupted commit marker", () => {
 		await write(join(staged, "forge-kept.ts"), "half");
 		await write(join(staged, "COMMIT"), "");
 		await write(join(staged, "COMMIT.tmp"), '{"op":"prom');
-		const reopened = new Toolbox(config, new InlineRunner());
+		const reopened = createToolbox(config, new InlineRunner());
 		const report = await reopened.open();
 		expect(report.recovered.discarded).toEqual(["kept-deadbeef"]);
 		expect(await list(config.toolboxDir)).not.toContain(".staging");

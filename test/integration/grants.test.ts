@@ -330,7 +330,7 @@ describe("refusals are not failures of the tool", () => {
 		for (let i = 0; i < 4; i++)
 			expect(failure(await box.toolbox.use("refused", {}, { host: noUI })).phase).toBe("permission");
 		expect(box.toolbox.view("refused")?.state).toBe("ok");
-		expect(box.toolbox.health.get("refused")).toMatchObject({ calls: 4, failures: 0, consecutiveFailures: 0 });
+		expect(box.toolbox.healthOf("refused")).toMatchObject({ calls: 4, failures: 0, consecutiveFailures: 0 });
 	});
 
 	it("the control: a tool that throws is quarantined after quarantineAfter failures", async () => {
@@ -343,6 +343,7 @@ describe("refusals are not failures of the tool", () => {
 describe("grants.json from before versions", () => {
 	it("is migrated when the toolbox opens: exec:<name> bound to its path, exec:sh dropped, the version bound", async () => {
 		const { openToolbox } = await import("../../src/toolbox/open-toolbox.ts");
+		const { loadConfig } = await import("../../src/config.ts");
 		const agentDir = dirname(dirname(box.grants.file));
 		await forgeOk("legacy", RUNNER);
 		const hash = box.toolbox.get("legacy")!.hash;
@@ -350,7 +351,7 @@ describe("grants.json from before versions", () => {
 			box.grants.file,
 			JSON.stringify({ projects: { [project]: { legacy: { allow: ["exec:echo", "exec:sh"], deny: [] } } } }),
 		);
-		const opened = await openToolbox(box.cwd, { ...ENV, PI_CODING_AGENT_DIR: agentDir });
+		const opened = await openToolbox(loadConfig(box.cwd, { ...ENV, PI_CODING_AGENT_DIR: agentDir }));
 		await opened.toolbox.close();
 		expect(JSON.parse(readFileSync(box.grants.file, "utf8")).projects[project].legacy).toEqual({
 			hash,

@@ -134,8 +134,8 @@ describe("a quick start (pi's): the registry only, the files compared right afte
 		await edit(join(dir, "forge-upper.ts"), (s) => s.replace("toUpperCase()", "toUpperCase() + '?'"));
 		const { readConfig } = await import("../../src/config.ts");
 		const { InlineRunner } = await import("../../src/run/inline-runner.ts");
-		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
-		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+		const { createToolbox } = await import("../../src/toolbox/open-toolbox.ts");
+		const toolbox = createToolbox(readConfig(cwd, {}).config, new InlineRunner());
 		const report = await toolbox.open({ verify: "background" });
 		expect(report.rederived).toEqual([]);
 		expect(toolbox.get("upper")?.version).toBe(1);
@@ -150,8 +150,8 @@ describe("a quick start (pi's): the registry only, the files compared right afte
 		await unlink(join(dir, "forge-registry.json"));
 		const { readConfig } = await import("../../src/config.ts");
 		const { InlineRunner } = await import("../../src/run/inline-runner.ts");
-		const { Toolbox } = await import("../../src/toolbox/toolbox.ts");
-		const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+		const { createToolbox } = await import("../../src/toolbox/open-toolbox.ts");
+		const toolbox = createToolbox(readConfig(cwd, {}).config, new InlineRunner());
 		const report = await toolbox.open({ verify: "background" });
 		expect(report.rebuilt).toBe("missing");
 		expect(toolbox.entries().map((e) => e.name)).toEqual(["lower", "upper"]);

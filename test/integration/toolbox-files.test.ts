@@ -6,8 +6,9 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
-import { GITIGNORE_FILE, TOOLBOX_GITIGNORE } from "../../src/toolbox/gitignore.ts";
-import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { GITIGNORE_FILE, TOOLBOX_GITIGNORE } from "../../src/store/gitignore.ts";
+import { createToolbox } from "../../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host, snapshot, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
@@ -22,7 +23,7 @@ async function tree(dir: string): Promise<Record<string, string>> {
 }
 
 async function readOnlyBox(cwd: string): Promise<Toolbox> {
-	const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(cwd, {}).config, new InlineRunner());
 	await toolbox.open({ readOnly: true });
 	return toolbox;
 }

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
 import { faults, type TransactionStep } from "../../src/store/transaction.ts";
-import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { createToolbox } from "../../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { toolRequest } from "../helpers/toolbox-fixture.ts";
 
@@ -76,7 +77,7 @@ afterEach(() => {
 });
 
 async function openBox(cwd: string): Promise<Toolbox> {
-	const toolbox = new Toolbox(readConfig(cwd, {}).config, new InlineRunner());
+	const toolbox = createToolbox(readConfig(cwd, {}).config, new InlineRunner());
 	await toolbox.open();
 	return toolbox;
 }

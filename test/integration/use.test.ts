@@ -112,7 +112,7 @@ describe("use", () => {
 		const toolbox = await boxWith("if (params.text === 'bad') throw new Error('bad'); return 'ok';");
 		await toolbox.use("subject", { text: "good" }, { host });
 		await toolbox.use("subject", { text: "bad" }, { host });
-		expect(toolbox.health.get("subject")).toMatchObject({
+		expect(toolbox.healthOf("subject")).toMatchObject({
 			calls: 2,
 			failures: 1,
 			consecutiveFailures: 1,

@@ -2,7 +2,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ToolboxWatcher } from "../../src/toolbox/watcher.ts";
+import { ToolboxWatcher } from "../../src/store/watcher.ts";
 import { host, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
 
 let watcher: ToolboxWatcher | undefined;

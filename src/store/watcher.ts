@@ -4,7 +4,17 @@
 // wait for it: they stamp-check what they touch (Toolbox.fresh, Toolbox.settle).
 import { type FSWatcher, watch } from "node:fs";
 import { parseToolFileName } from "../contract/tool-files.ts";
-import type { Toolbox } from "./toolbox.ts";
+
+/** What the watcher tells about changes: the toolbox (its folder, and where noticed changes go). */
+export interface WatchedToolbox {
+	readonly config: { readonly toolboxDir: string };
+	/** A tool's files changed: re-check it after `quietMs` without another change. */
+	noticed(name: string, quietMs: number): void;
+	/** Something changed that the platform did not name: compare every tool with its files. */
+	rescan(): void;
+	/** Waits until what changed is taken in, for at most `boundMs`. */
+	settle(boundMs: number): Promise<unknown>;
+}
 
 export const RELOAD_DEBOUNCE_MS = 150;
 
@@ -12,7 +22,7 @@ export class ToolboxWatcher {
 	private watcher: FSWatcher | undefined;
 
 	constructor(
-		private readonly toolbox: Toolbox,
+		private readonly toolbox: WatchedToolbox,
 		private readonly debounceMs = RELOAD_DEBOUNCE_MS,
 	) {}
 

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import type { ForgeErrorData } from "../contract/forge-error.ts";
-import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { redactSecrets } from "../security/redact.ts";
 
 export interface ToolHealth {
 	calls: number;
@@ -25,9 +25,9 @@ export class HealthStore {
 
 	constructor(
 		private readonly dir: string,
-		private readonly flushDelayMs = 250,
 		/** Values of the sensitive environment variables, hidden wherever they appear in a stored error. */
-		private readonly secretValues: string[] = sensitiveEnvValues(process.env),
+		private readonly secretValues: string[],
+		private readonly flushDelayMs = 250,
 	) {}
 
 	async load(): Promise<void> {
