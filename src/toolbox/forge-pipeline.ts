@@ -1,5 +1,7 @@
-// The forge pipeline: name → description → schema → render → secrets → transpile → imports → stage → preflight → promote.
-// Each stage returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
+// The forge pipeline, in this order: name → description → parameters schema → logic → tests (parsed) → render →
+// secrets → the next version's metadata; then `promoteSource`: stage the pair (while the source is checked) →
+// transpile (syntax) → imports → parameters against the code → preflight load in the runner → tests → promote.
+// Each step returns a Result; the first failure stops the pipeline and nothing live on disk has changed.
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import type { PreflightLoader } from "../contract/module-shape.ts";
 import { type TakenNames, validateName } from "../contract/names.ts";
@@ -19,6 +21,7 @@ import type { CompiledCode } from "../forge/transpile.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
+import { nextVersion } from "./next-version.ts";
 
 export interface ForgeRequest {
 	name: unknown;
@@ -102,18 +105,18 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 			}),
 		);
 	}
-	const now = (deps.now ?? (() => new Date()))().toISOString();
-	const meta: ToolMeta = {
-		name: tool,
-		description: description.value,
-		parameters: parameters.value,
-		version: (deps.previous?.version ?? 0) + 1,
-		hash: hashSource(source),
-		createdAt: deps.previous?.createdAt || now,
-		updatedAt: now,
-		// Promotion requires the tests to pass on exactly this source, so the staged metadata can say so already.
-		...(tests.value.length ? { tests: tests.value, verifiedHash: hashSource(source) } : {}),
-	};
+	const hash = hashSource(source);
+	const meta = nextVersion(
+		{
+			name: tool,
+			description: description.value,
+			parameters: parameters.value,
+			tests: tests.value,
+			// Promotion requires the tests to pass on exactly this source, so the staged metadata can say so already.
+			verifiedHash: tests.value.length ? hash : undefined,
+		},
+		{ previous: deps.previous, hash, at: (deps.now ?? (() => new Date()))().toISOString() },
+	);
 	const change = testsChange(
 		deps.previousTests ?? [],
 		tests.value,
@@ -130,7 +133,7 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 }
 
 /**
- * The second half of every change of a tool's code (a forge, a roll-back): check the source, stage the pair outside
+ * The second half of every change of a tool's code (a forge, a roll-back, an import): check the source, stage the pair outside
  * the live files, preflight-load it where tools run, and only then promote it.
  */
 export async function promoteSource(
