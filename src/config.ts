@@ -53,7 +53,8 @@ function describe({ raw, origin }: Setting): string {
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
- * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never fatal.
+ * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never
+ * fatal.
  * Settings come from `env`; what tools may see and what is secret come from `processEnv`, pi's own environment
  * (tests pass a few settings as `env` and keep the real process environment).
  */

@@ -17,7 +17,10 @@ export interface ForgeConfig {
 	historyLimit: number;
 	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
 	quarantineAfter: number;
-	/** A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`, default 5000, at least 2000). */
+	/**
+	 * A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`,
+	 * default 5000, at least 2000).
+	 */
 	lockStaleMs: number;
 	/** Most forged tools offered to the model as tools of their own at once (`PI_FORGE_ACTIVE_LIMIT`, default 12). */
 	activeLimit: number;
@@ -27,7 +30,10 @@ export interface ForgeConfig {
 	pinned: string[];
 	/** The Node binary that runs the isolated runner (`PI_FORGE_NODE`; default: the Node that runs pi). */
 	nodePath?: string;
-	/** Whether a repeated kind of shell command earns a one-line suggestion to forge a tool (`PI_FORGE_SUGGEST`, default on). */
+	/**
+	 * Whether a repeated kind of shell command earns a one-line suggestion to forge a tool (`PI_FORGE_SUGGEST`, default
+	 * on).
+	 */
 	suggest: boolean;
 	/** The OS sandbox around forged tools (`PI_FORGE_SANDBOX`): `auto` (bubblewrap where it works, default) or `off`. */
 	sandbox: "auto" | "off";
@@ -39,9 +45,14 @@ export interface ForgeConfig {
 	forgeHome: string;
 	/** `<cwd>/.pi/forge/config.json`. */
 	projectConfigFile: string;
-	/** The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get. */
+	/**
+	 * The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get.
+	 */
 	safeEnv: Record<string, string>;
-	/** Values of pi's sensitive environment variables, longest first: hidden wherever text leaves for the model or a file. */
+	/**
+	 * Values of pi's sensitive environment variables, longest first: hidden wherever text leaves for the model or a
+	 * file.
+	 */
 	secretValues: string[];
 	/** pi's process environment itself (not a copy): what a tool granted `env:NAME` is given. */
 	env: Readonly<Record<string, string | undefined>>;

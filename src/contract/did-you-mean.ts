@@ -34,7 +34,9 @@ export function closeNames(name: string, candidates: Iterable<string>, limit = 3
 		.map((s) => s.name);
 }
 
-/** The one candidate a name most plausibly meant: the nearest within half its length, or the only candidate there is. */
+/**
+ * The one candidate a name most plausibly meant: the nearest within half its length, or the only candidate there is.
+ */
 export function closestName(name: string, candidates: readonly string[]): string | undefined {
 	let best: { name: string; distance: number } | undefined;
 	for (const candidate of candidates) {

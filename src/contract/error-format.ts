@@ -29,7 +29,9 @@ export interface ModelFormatOptions {
 	maxSourceLines?: number;
 	/** Cap on any single JSON block (arguments, schema). */
 	maxJsonChars?: number;
-	/** Scrubbing for what reaches the model: `prose` for messages, stacks and arguments, `code` for frames and listings. */
+	/**
+	 * Scrubbing for what reaches the model: `prose` for messages, stacks and arguments, `code` for frames and listings.
+	 */
 	redact?: { prose(text: string): string; code(text: string): string };
 }
 

@@ -1,4 +1,5 @@
-// The checks every forged source passes before it may run: syntax (esbuild) and imports (acorn), and for files on disk a preflight load.
+// The checks every forged source passes before it may run: syntax (esbuild) and imports (acorn), and for files on disk
+// a preflight load.
 import { fail, ok, type Result } from "../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import { tsFileOf } from "../contract/tool-files.ts";

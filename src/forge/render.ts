@@ -59,7 +59,9 @@ function indentAfterFirstLine(text: string, indent: string): string {
 }
 
 export interface ExtractedLogic {
-	/** The logic as forge_tool takes it: the body of `execute`, with the imports the forge moved to the header put back. */
+	/**
+	 * The logic as forge_tool takes it: the body of `execute`, with the imports the forge moved to the header put back.
+	 */
 	logic: string;
 	/** Lines of the file the body of `execute` spans, 1-based, inclusive. */
 	startLine: number;

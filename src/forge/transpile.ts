@@ -21,7 +21,8 @@ const COMMON: TransformOptions = { loader: "ts", target: "node20", sourcemap: "e
 export async function transpile(source: string, file: string): Promise<Result<Transpiled>> {
 	try {
 		const [cjs, esm] = await Promise.all([
-			// `import("x")` becomes a promise of `require("x")`: the runners' require is the only way a tool gets a module.
+			// `import("x")` becomes a promise of `require("x")`: the runners' require is the only way a tool gets a
+			// module.
 			transform(source, { ...COMMON, sourcefile: file, format: "cjs", supported: { "dynamic-import": false } }),
 			transform(source, {
 				...COMMON,

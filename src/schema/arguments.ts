@@ -84,7 +84,10 @@ export function createArgumentValidators(): ArgumentValidators {
 	return new ArgumentValidators();
 }
 
-/** Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can nest exponentially). */
+/**
+ * Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can
+ * nest exponentially).
+ */
 const UNBOUNDED_KEYWORDS = new Set([
 	"pattern",
 	"patternProperties",
@@ -94,7 +97,10 @@ const UNBOUNDED_KEYWORDS = new Set([
 	"$recursiveRef",
 ]);
 
-/** Whether validating against `schema` could run a model's regular expression or unfold references (checked on keys, iteratively). */
+/**
+ * Whether validating against `schema` could run a model's regular expression or unfold references (checked on keys,
+ * iteratively).
+ */
 export function needsBound(schema: unknown): boolean {
 	const stack: unknown[] = [schema];
 	while (stack.length > 0) {

@@ -21,7 +21,10 @@ const FORMATS: Record<string, string> = {
 	uuid: "123e4567-e89b-42d3-a456-426614174000",
 };
 
-/** Arguments for a call: the required properties (or the first few, when nothing is required), each with a fitting value. */
+/**
+ * Arguments for a call: the required properties (or the first few, when nothing is required), each with a fitting
+ * value.
+ */
 export function exampleArgs(schema: JsonSchema): Record<string, unknown> {
 	const value = exampleObject(schema, schema, 0);
 	return typeof value === "object" && value !== null && !Array.isArray(value)
@@ -165,7 +168,9 @@ function mergeSchemas(a: Record<string, unknown>, b: Record<string, unknown>): R
 	return merged;
 }
 
-/** A local `$ref` (`#/$defs/x`, `#/definitions/x`, `#`) resolved within the root schema; anything else is left as is. */
+/**
+ * A local `$ref` (`#/$defs/x`, `#/definitions/x`, `#`) resolved within the root schema; anything else is left as is.
+ */
 function resolveRef(schema: Record<string, unknown>, root: JsonSchema): Record<string, unknown> {
 	if (typeof schema.$ref !== "string" || !schema.$ref.startsWith("#")) return schema;
 	let target: unknown = root;

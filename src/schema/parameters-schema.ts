@@ -145,8 +145,9 @@ const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions"];
 
 /**
  * Names in `required` that `properties` does not declare: at the top level always, below it wherever an object schema
- * has `properties` (a bare `required` in an anyOf branch is a legitimate pattern). With a `patternProperties`, every name
- * counts as declared: telling which names its patterns cover would run a model's regular expressions in pi's main thread.
+ * has `properties` (a bare `required` in an anyOf branch is a legitimate pattern). With a `patternProperties`, every
+ * name counts as declared: telling which names its patterns cover would run a model's regular expressions in pi's
+ * main thread.
  */
 export function undeclaredRequired(schema: JsonSchema, at = "parametersSchema", top = true): UndeclaredRequired[] {
 	const found: UndeclaredRequired[] = [];

@@ -71,8 +71,8 @@ interface Root {
 
 /**
  * Where an absolute path may start: `/` or a drive (`C:\`), optionally after `file://`; not inside a word, a relative
- * path (`./a`, `~/a`, `a/b`), a comment's end (`*∕`), after a slash (`//`, the host of `https://x/y`) or after a closing
- * bracket (`(a + b)/c`). `https://` itself never qualifies: a path needs a segment right after its `/`.
+ * path (`./a`, `~/a`, `a/b`), a comment's end (`*∕`), after a slash (`//`, the host of `https://x/y`) or after a
+ * closing bracket (`(a + b)/c`). `https://` itself never qualifies: a path needs a segment right after its `/`.
  */
 const PATH_START = /(?:(?<![\p{L}\p{N}_$])file:\/\/(?=\/)|(?<![\p{L}\p{N}_$.~/\\*)\]}>-]))(?:\/|[A-Za-z]:[\\/])/gu;
 const POSIX_REST = /(?:\/[\p{L}\p{N}_.@%+~-]+)*/uy;

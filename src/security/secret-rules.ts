@@ -67,8 +67,8 @@ export function shannonEntropy(value: string): number {
 
 /** Highest priority first: a match overlapping an earlier rule's finding is dropped. */
 export const SECRET_RULES: readonly SecretRule[] = [
-	// PEM private key (RSA, EC, OPENSSH, PGP…): the header plus at least one line of base64 body, through the END line when
-	// present. The header alone is no finding, so a tool that looks for keys in files may name it.
+	// PEM private key (RSA, EC, OPENSSH, PGP…): the header plus at least one line of base64 body, through the END line
+	// when present. The header alone is no finding, so a tool that looks for keys in files may name it.
 	{
 		kind: "private-key",
 		label: "a PEM private key",
