@@ -2,7 +2,7 @@
 // texts are stored with secrets redacted (a failed call's detail may carry a key), in a file only its owner reads.
 import { appendFile, chmod, mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { redactSecrets } from "../security/redact.ts";
 
 export interface AuditRecord {
 	at: string;
@@ -33,14 +33,15 @@ export class AuditLog {
 
 	/**
 	 * `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). `secretValues`: the values
-	 * of sensitive environment variables, hidden wherever they appear.
+	 * of sensitive environment variables (the config's `secretValues`), hidden wherever they appear; credential
+	 * formats are hidden either way.
 	 */
 	constructor(
 		file: string,
 		private readonly options: { discard?: boolean; secretValues?: string[] } = {},
 	) {
 		this.file = file;
-		this.secretValues = options.secretValues ?? sensitiveEnvValues(process.env);
+		this.secretValues = options.secretValues ?? [];
 	}
 
 	/** Queues one record; lines reach the file in the order they were appended. Never throws. */

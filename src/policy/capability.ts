@@ -1,32 +1,9 @@
 // What a forged tool may ask pi's process for: the capabilities, their grant keys, and the safe environment.
 import { createHash } from "node:crypto";
+import type { Capability, EnvChange } from "../run/isolated/parent/capability.ts";
 import { sanitizeForDisplay } from "./terminal-text.ts";
 
-export type Capability =
-	/** An absolute path, already resolved through symlinks (realpath) by the caller. */
-	| { kind: "fs-read"; path: string }
-	/** An absolute, resolved path; for a new file: the realpath of its parent dir + its basename. */
-	| { kind: "fs-write"; path: string }
-	/**
-	 * `program` is the executable as spawn would run it (its path, looked up on PATH in pi's process); with `shell`,
-	 * `commandLine` is the whole line the shell runs. `env`: the variables the command gets beyond pi's own; `cwd`: the
-	 * folder it runs in (shown, not part of the key).
-	 */
-	| { kind: "exec"; program: string; commandLine: string; shell?: boolean; env?: readonly EnvChange[]; cwd?: string }
-	| { kind: "env"; name: string }
-	/** HTTP(S) to one host: its name, with the port when it is not the scheme's default ("api.example.com", "127.0.0.1:8080"). */
-	| { kind: "net"; host: string }
-	/** Run in pi's own process with the real ExtensionAPI. */
-	| { kind: "inline" };
-
-export type CapabilityKind = Capability["kind"];
-
-/** A variable a command gets that differs from pi's environment for commands; `previous` is undefined when added. */
-export interface EnvChange {
-	name: string;
-	value: string;
-	previous?: string;
-}
+export type { Capability, CapabilityKind, EnvChange } from "../run/isolated/parent/capability.ts";
 
 /** The prefix of a grant key for each kind that carries a path. */
 export const PATH_KEY_PREFIX = { "fs-read": "read:", "fs-write": "write:" } as const;

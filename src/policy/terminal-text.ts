@@ -22,7 +22,4 @@ export function bounded(text: string, max: number): string {
 	return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters not shown)`;
 }
 
-/** `text` as one word for a POSIX shell: as it is when that is safe, else in single quotes. */
-export function shellQuote(text: string): string {
-	return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
-}
+export { shellQuote } from "../run/isolated/parent/capability.ts";

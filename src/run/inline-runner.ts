@@ -6,6 +6,7 @@ import { createPositionMapper, type PositionMapper } from "../contract/source-ma
 import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
 import { preflightLoad } from "./jiti-preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
+import { normaliseResult } from "./result.ts";
 import type { RunnableTool, Runner, RunOutcome, RunRequest, ToolContext } from "./runner.ts";
 import { runtimeError, TIMEOUT_HINT } from "./runtime-error.ts";
 
@@ -69,12 +70,12 @@ export class InlineRunner implements Runner {
 		if (request.signal?.aborted) abortFromCaller();
 
 		const output = new ConsoleBuffer();
+		let value: unknown;
 		try {
-			const value = await Promise.race([
+			value = await Promise.race([
 				this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, request.host.pi, ctx))),
 				stopped,
 			]);
-			return ok({ value, console: output.text() });
 		} catch (error) {
 			const failure =
 				error instanceof ForgeError
@@ -86,6 +87,8 @@ export class InlineRunner implements Runner {
 			clearTimeout(timer);
 			request.signal?.removeEventListener("abort", abortFromCaller);
 		}
+		// The one place an inline call's value becomes pi's content blocks (the isolated runner's worker does it there).
+		return ok({ output: normaliseResult(value), console: output.text() });
 	}
 
 	private load(tool: RunnableTool): Result<LoadedTool> {

@@ -2,6 +2,7 @@
 import type { Result } from "../contract/forge-error.ts";
 import type { PreflightLoader } from "../contract/module-shape.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
+import type { ToolOutput } from "./result.ts";
 
 /** What a runner needs to run a tool: its compiled code (never the toolbox on disk). */
 export interface RunnableTool {
@@ -50,16 +51,19 @@ export interface RunHost {
 	select?(title: string, options: string[]): Promise<string | undefined>;
 }
 
-/** What a call produced: the value `execute` returned, and what it printed to the console meanwhile (bounded). */
+/**
+ * What a call produced: what `execute` returned as pi's content blocks (normalised once, by the runner that ran it),
+ * and what it printed to the console meanwhile (bounded).
+ */
 export interface RunOutcome {
-	value: unknown;
+	output: ToolOutput;
 	console?: string;
 }
 
 export interface Runner {
 	readonly kind: string;
 	/**
-	 * Runs `execute` and returns its raw value, or a ForgeError (runtime, timeout, aborted, load, import) that carries
+	 * Runs `execute` and returns its output, or a ForgeError (runtime, timeout, aborted, load, import) that carries
 	 * the call's console output in `details.console`.
 	 */
 	run(request: RunRequest): Promise<Result<RunOutcome>>;

@@ -7,10 +7,12 @@ import { describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import type { PreflightLoader } from "../../src/contract/module-shape.ts";
 import { AuditLog } from "../../src/policy/audit-log.ts";
+import { createPolicyGate } from "../../src/policy/gate.ts";
 import { GrantsStore } from "../../src/policy/grants-store.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
-import { IsolatedRunner } from "../../src/run/isolated/isolated-runner.ts";
-import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { IsolatedRunner } from "../../src/run/isolated/parent/isolated-runner.ts";
+import { createToolbox } from "../../src/toolbox/open-toolbox.ts";
+import type { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { RUNTIME_DIR } from "../helpers/isolated-fixture.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { host, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
@@ -33,7 +35,7 @@ async function edit(path: string, change: (source: string) => string): Promise<v
 
 /** A toolbox opened as pi opens it: the registry at once, the files compared right after. */
 async function quickOpen(cwd: string, env: Record<string, string>, runner: Toolbox["runner"]): Promise<Toolbox> {
-	const toolbox = new Toolbox(readConfig(cwd, env).config, runner);
+	const toolbox = createToolbox(readConfig(cwd, env).config, runner);
 	await toolbox.open({ verify: "background" });
 	return toolbox;
 }
@@ -43,13 +45,15 @@ async function isolatedRunner(cwd: string, env: Record<string, string>): Promise
 	const agentDir = await makeTempDir("forge-recheck-agent");
 	const grants = new GrantsStore(join(agentDir, "forge", "grants.json"));
 	await grants.load();
-	return new IsolatedRunner({
+	const audit = new AuditLog(join(config.toolboxDir, ".forge-audit.jsonl"), { secretValues: config.secretValues });
+	const gate = createPolicyGate({
 		config,
 		grants,
-		audit: new AuditLog(join(config.toolboxDir, ".forge-audit.jsonl")),
+		audit,
 		runtimeDir: RUNTIME_DIR,
 		protectedDirs: [join(agentDir, "forge")],
 	});
+	return new IsolatedRunner({ config, gate, runtimeDir: RUNTIME_DIR });
 }
 
 /** An inline runner whose batch loads go through `wrap` (to count them, or to act while one runs). */

@@ -1,11 +1,11 @@
 // What crosses from a tool's worker to pi: JSON text made in the worker (toJsonValue / toWireJson), read back into
-// checked plain data (readWireResult / readWireError), and what the host relays of a worker's requests (plainData).
+// checked plain data (readWireResult / readErrorData), and what the host relays of a worker's requests (plainData).
 import { describe, expect, it } from "vitest";
 import {
 	MAX_JSON_DEPTH,
 	NotPlainData,
 	plainData,
-	readWireError,
+	readErrorData,
 	readWirePreflight,
 	readWireResult,
 	toJsonValue,
@@ -61,7 +61,7 @@ describe("toJsonValue", () => {
 	});
 });
 
-describe("readWireResult and readWireError", () => {
+describe("readWireResult and readErrorData", () => {
 	it("reads a result", () => {
 		expect(
 			readWireResult(
@@ -99,7 +99,7 @@ describe("readWireResult and readWireError", () => {
 	});
 
 	it("keeps only error fields of the right type, bounded, and an unknown phase becomes runtime", () => {
-		const error = readWireError({
+		const error = readErrorData({
 			phase: "pwned",
 			message: "x".repeat(100_000),
 			location: { file: "f.ts", line: "1", column: 2 },

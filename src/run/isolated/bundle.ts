@@ -14,9 +14,9 @@ export interface HostBundle {
 }
 
 const ENTRY_POINTS = {
-	"host-main": fileURLToPath(new URL("./host-main.ts", import.meta.url)),
-	"tool-worker": fileURLToPath(new URL("./tool-worker.ts", import.meta.url)),
-	"preflight-worker": fileURLToPath(new URL("./preflight-worker.ts", import.meta.url)),
+	"host-main": fileURLToPath(new URL("./host/host-main.ts", import.meta.url)),
+	"tool-worker": fileURLToPath(new URL("./worker/tool-worker.ts", import.meta.url)),
+	"preflight-worker": fileURLToPath(new URL("./worker/preflight-worker.ts", import.meta.url)),
 };
 
 const pending = new Map<string, Promise<HostBundle>>();
@@ -43,21 +43,6 @@ async function buildInto(cacheDir: string): Promise<HostBundle> {
 		outExtension: { ".js": ".mjs" },
 		write: false,
 		logLevel: "silent",
-		// The runner host never loads modules with jiti (pi's loader, used by the inline runner's preflight): left out, a
-		// preflight worker starts in a third of the time.
-		plugins: [
-			{
-				name: "no-jiti",
-				setup(build) {
-					build.onResolve({ filter: /^jiti$/ }, () => ({ path: "jiti", namespace: "forge-stub" }));
-					build.onLoad({ filter: /.*/, namespace: "forge-stub" }, () => ({
-						contents:
-							"export function createJiti() { throw new Error('jiti is not available in the runner host'); }",
-						loader: "js",
-					}));
-				},
-			},
-		],
 		// Bundled CommonJS dependencies may call require(): give ES modules one.
 		banner: {
 			js: "import { createRequire as __forgeCreateRequire } from 'node:module'; const require = __forgeCreateRequire(import.meta.url);",

@@ -1,198 +1,53 @@
 // Messages between pi's process (the parent), the runner host (a child process under Node's permission model)
-// and the worker threads in it (one per tool, plus one for preflight loads). Everything here is structured-cloneable;
-// what a tool produced (a result, an error, a module's shape) travels as JSON text (see wire.ts).
+// and the worker threads in it (one per tool, plus the preflight loads). Everything here is structured-cloneable;
+// what a tool produced (a result, an error, a module's shape) travels as JSON text (see wire.ts). The types are the
+// schemas' (protocol-schemas.ts), imported as types only: the host's and the workers' bundles carry no TypeBox.
 import type { MessagePort } from "node:worker_threads";
-import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
+import type { Static } from "typebox";
+import type { RunnableTool } from "../runner.ts";
+import type {
+	BrokerReplySchema,
+	BrokerRequestSchema,
+	CallContextSchema,
+	EnvRequestSchema,
+	ExecRequestSchema,
+	ExecResultSchema,
+	FromHostSchema,
+	FromWorkerSchema,
+	FsRequestSchema,
+	InlineRequestSchema,
+	LimitsSchema,
+	NetRequestSchema,
+	NetResultSchema,
+	PortReplySchema,
+	PortRequestSchema,
+	PreflightJobSchema,
+	ToHostSchema,
+	ToWorkerSchema,
+} from "./protocol-schemas.ts";
 
-/** What the host needs to run a tool: the code itself, never a path into the toolbox. */
-export interface HostTool {
-	name: string;
-	/** The worker that runs it (default: `name`); a staged version under test has its own. */
-	key?: string;
-	hash: string;
-	file: string;
-	path: string;
-	code: string;
-	map: string;
-}
+export type Limits = Static<typeof LimitsSchema>;
+export type CallContext = Static<typeof CallContextSchema>;
+export type FsRequest = Static<typeof FsRequestSchema>;
+export type ExecRequest = Static<typeof ExecRequestSchema>;
+export type EnvRequest = Static<typeof EnvRequestSchema>;
+export type InlineRequest = Static<typeof InlineRequestSchema>;
+export type NetRequest = Static<typeof NetRequestSchema>;
+export type NetResult = Static<typeof NetResultSchema>;
+export type BrokerRequest = Static<typeof BrokerRequestSchema>;
+export type BrokerReply = Static<typeof BrokerReplySchema>;
+export type ExecResult = Static<typeof ExecResultSchema>;
+export type PreflightJob = Static<typeof PreflightJobSchema>;
+export type ToHost = Static<typeof ToHostSchema>;
+export type FromHost = Static<typeof FromHostSchema>;
+export type ToWorker = Static<typeof ToWorkerSchema>;
+export type FromWorker = Static<typeof FromWorkerSchema>;
+export type PortRequest = Static<typeof PortRequestSchema>;
+export type PortReply = Static<typeof PortReplySchema>;
 
-export interface Limits {
-	memoryMb: number;
-	/** Cap on the text a tool's output may carry across the boundary. */
-	outputBytes: number;
-	/** Remove fetch, WebSocket and friends from the tool's globals (strict policy; best effort). */
-	networkOff: boolean;
-}
-
-export interface CallContext {
-	cwd: string;
-	hasUI: boolean;
-}
-
-/** A ForgeError as data. */
-export interface WireError {
-	phase: ForgePhase;
-	message: string;
-	location?: SourceLocation;
-	stack?: string[];
-	hint?: string;
-	notes?: string[];
-	/** Node's error code (ENOENT…) for errors a tool may test for. */
-	code?: string;
-	/** Whether the logic, an argument or a refused permission caused it (see ForgeErrorDetails). */
-	origin?: ErrorOrigin;
-	/** What the call printed to the console before it failed (bounded). */
-	console?: string;
-}
-
-/** A file operation, named after its `fs/promises` function; paths already absolute. */
-export interface FsRequest {
-	kind: "fs";
-	action: string;
-	args: unknown[];
-}
-
-/** A command: a program with arguments, or (shell: true) a command line for the shell. */
-export interface ExecRequest {
-	kind: "exec";
-	file: string;
-	args: string[];
-	shell: boolean;
-	cwd?: string;
-	input?: string;
-	env?: Record<string, string>;
-	timeoutMs?: number;
-	maxBuffer?: number;
-}
-
-export interface EnvRequest {
-	kind: "env";
-	name: string;
-}
-
-/** A tool reached for a part of pi's ExtensionAPI that only exists in pi's process. */
-export interface InlineRequest {
-	kind: "inline";
-	member: string;
-}
-
-/** An HTTP request a tool kept off the network asks pi's process to make (see facades/fetch.ts). */
-/** A module to preflight: its compiled code, where it is staged, the name its metadata must carry. */
-export interface PreflightJob {
-	callId: number;
-	stagedPath: string;
-	code: string;
-	map?: string;
-	expectedName: string;
-	file: string;
-}
-
-export interface NetRequest {
-	kind: "net";
-	url: string;
-	method: string;
-	headers: Array<[string, string]>;
-	/** base64 */
-	body?: string;
-}
-
-export interface NetResult {
-	status: number;
-	statusText: string;
-	headers: Array<[string, string]>;
-	/** base64 */
-	body?: string;
-	url: string;
-}
-
-export type BrokerRequest = FsRequest | ExecRequest | EnvRequest | InlineRequest | NetRequest;
-
-export type BrokerReply = { ok: true; value: unknown } | { ok: false; error: WireError };
-
-export interface ExecResult {
-	stdout: string;
-	stderr: string;
-	status: number | null;
-	signal: string | null;
-	/** Set when the command could not be started or exceeded its limits. */
-	error?: string;
-}
-
-export interface PreflightShape {
-	name: string;
-	description: string;
-	parameters: Record<string, unknown>;
-}
-
-// parent → host
-export type ToHost =
-	| {
-			type: "call";
-			callId: number;
-			tool: HostTool;
-			params: Record<string, unknown>;
-			context: CallContext;
-			limits: Limits;
-	  }
-	| { type: "cancel"; callId: number }
-	| { type: "stop"; tool: string }
-	/** `batch`: a re-check of a file on disk, loaded by the host's batch pool within `timeoutMs` (preflight-pool.ts). */
-	| {
-			type: "preflight";
-			callId: number;
-			stagedPath: string;
-			code: string;
-			map?: string;
-			expectedName: string;
-			file: string;
-			limits: Limits;
-			batch?: { timeoutMs: number };
-	  }
-	| { type: "broker-reply"; requestId: number; reply: BrokerReply };
-
-// host → parent
-export type FromHost =
-	| { type: "ready" }
-	/** `json`: a WireResult (wire.ts) as JSON text, made in the worker or by the host. */
-	| { type: "result"; callId: number; json: string }
-	/** `json`: a WirePreflight as JSON text. */
-	| { type: "preflight-result"; callId: number; json: string }
-	/** `tool` and `hash` say whose worker asks, also outside any call (while its module loads). */
-	| { type: "broker"; requestId: number; callId: number; tool: string; hash: string; request: BrokerRequest }
-	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
-	| { type: "console"; callId: number; text: string }
-	| { type: "stopped"; tool: string }
-	/** The host passed its memory limit: it asks to be ended (it restarts on the next call), with the calls it failed. */
-	| { type: "recycle"; results: FromHost[] };
-
-// host ↔ worker
-export type ToWorker =
-	| { type: "call"; callId: number; params: Record<string, unknown>; context: CallContext }
-	| { type: "cancel"; callId: number };
-
-export type FromWorker =
-	| { type: "result"; callId: number; json: string }
-	| { type: "notify"; callId: number; message: string; level: "info" | "warning" | "error" }
-	/** The head of a call's console output as it is written: what is left of it if the call is stopped. */
-	| { type: "console"; callId: number; text: string }
-	/** No call runs any more: what is still scheduled or open (the host replaces a worker with anything left). */
-	| { type: "idle"; leftovers: string[] };
-
-/** On a worker's broker port: a request, and for a synchronous one the flag the worker sleeps on. */
-export interface PortRequest {
-	requestId: number;
-	callId: number;
-	request: BrokerRequest;
-	wake?: SharedArrayBuffer;
-}
-
-export interface PortReply {
-	requestId: number;
-	reply: BrokerReply;
-}
-
+/** What a tool's worker starts with. */
 export interface ToolWorkerData {
-	tool: HostTool;
+	tool: RunnableTool;
 	limits: Limits;
 	roots: string[];
 	/** Files inside the roots no tool may read. */

@@ -2,9 +2,9 @@
 // in the worker, bounded in depth, and is read back in pi's process into plain data whose every field is checked. No
 // object of a tool's is ever structured-cloned into pi (a WebAssembly.Module there ended pi: "Unable to deserialize
 // cloned data"). The runner host checks what it relays with `plainData`: a worker may post anything at all.
-import type { ErrorOrigin, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
+import type { ErrorOrigin, ForgeErrorData, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
+import type { ModuleShape } from "../../contract/module-shape.ts";
 import type { ContentBlock, ToolOutput } from "../result.ts";
-import type { PreflightShape, WireError } from "./protocol.ts";
 
 /** Nesting below this becomes a marker (worker) or is refused (pi). */
 export const MAX_JSON_DEPTH = 64;
@@ -14,8 +14,8 @@ export const MAX_WIRE_CHARS = 64 * 1024 * 1024;
 const MAX_FIELD_CHARS = 64 * 1024;
 const MAX_LIST_ITEMS = 200;
 
-export type WireResult = { ok: true; output: ToolOutput; console?: string } | { ok: false; error: WireError };
-export type WirePreflight = { ok: true; shape: PreflightShape } | { ok: false; error: WireError };
+export type WireResult = { ok: true; output: ToolOutput; console?: string } | { ok: false; error: ForgeErrorData };
+export type WirePreflight = { ok: true; shape: ModuleShape } | { ok: false; error: ForgeErrorData };
 
 // Taken before any tool code runs in the worker: a tool that rewrites Array.prototype.map or Map.prototype.entries
 // still gets its result read by the originals.
@@ -87,7 +87,7 @@ export function readWireResult(json: unknown): WireResult {
 	const parsed = parseBounded(json);
 	if (!parsed.ok) return { ok: false, error: parsed.error };
 	const value = parsed.value as Record<string, unknown>;
-	if (value.ok === false) return { ok: false, error: readWireError(value.error) };
+	if (value.ok === false) return { ok: false, error: readErrorData(value.error) };
 	const output = readOutput(value.output);
 	if (!output) return { ok: false, error: malformed("its output is not a list of text and image blocks") };
 	return { ok: true, output, ...(typeof value.console === "string" ? { console: value.console } : {}) };
@@ -98,7 +98,7 @@ export function readWirePreflight(json: unknown): WirePreflight {
 	const parsed = parseBounded(json);
 	if (!parsed.ok) return { ok: false, error: parsed.error };
 	const value = parsed.value as Record<string, unknown>;
-	if (value.ok === false) return { ok: false, error: readWireError(value.error) };
+	if (value.ok === false) return { ok: false, error: readErrorData(value.error) };
 	const shape = value.shape as Record<string, unknown> | undefined;
 	if (
 		!isRecord(shape) ||
@@ -134,8 +134,8 @@ const PHASES: ReadonlySet<string> = new Set<ForgePhase>([
 ]);
 const ORIGINS: ReadonlySet<string> = new Set<ErrorOrigin>(["logic", "input", "permission"]);
 
-/** A WireError with every field of the expected type and bounded; what is not is left out. */
-export function readWireError(raw: unknown): WireError {
+/** Error data with every field of the expected type and bounded; what is not is left out. */
+export function readErrorData(raw: unknown): ForgeErrorData {
 	const error = isRecord(raw) ? raw : {};
 	const text = (value: unknown) => (typeof value === "string" ? value.slice(0, MAX_FIELD_CHARS) : undefined);
 	const list = (value: unknown) =>
@@ -145,12 +145,12 @@ export function readWireError(raw: unknown): WireError {
 					.slice(0, MAX_LIST_ITEMS)
 					.map((item) => item.slice(0, MAX_FIELD_CHARS))
 			: undefined;
-	const wire: WireError = {
+	const wire: ForgeErrorData = {
 		phase: typeof error.phase === "string" && PHASES.has(error.phase) ? (error.phase as ForgePhase) : "runtime",
 		message: text(error.message) ?? "The tool failed without a message.",
 	};
 	const location = readLocation(error.location);
-	const optional: Partial<WireError> = {
+	const optional: Partial<ForgeErrorData> = {
 		location,
 		stack: list(error.stack),
 		hint: text(error.hint),
@@ -188,7 +188,7 @@ function readOutput(raw: unknown): ToolOutput | undefined {
 	return raw.details === undefined ? { content } : { content, details: raw.details };
 }
 
-function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false; error: WireError } {
+function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false; error: ForgeErrorData } {
 	if (typeof json !== "string") return { ok: false, error: malformed("it is not JSON text") };
 	if (json.length > MAX_WIRE_CHARS)
 		return { ok: false, error: malformed(`it is larger than ${MAX_WIRE_CHARS / 1024 / 1024} MB`) };
@@ -204,7 +204,7 @@ function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false
 	return { ok: true, value };
 }
 
-function malformed(why: string): WireError {
+function malformed(why: string): ForgeErrorData {
 	return {
 		phase: "runtime",
 		message: `The tool's result could not be read: ${why}.`,

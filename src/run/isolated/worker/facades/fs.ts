@@ -2,11 +2,10 @@
 // straight to Node (the process's permission grants are the floor); writes, and reads that leave those roots
 // (through a path or a symlink), are brokered by pi's process, which applies the capability policy.
 import * as realFs from "node:fs";
-import { resolve } from "node:path";
-import { Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
-import { type Access, type EncodedDirents, type EncodedStats, FS_OPS, REFUSED_FS_OPS } from "../fs-ops.ts";
+import { type Access, FS_OPS, REFUSED_FS_OPS } from "../../fs-ops.ts";
 import type { Brokered } from "../worker-broker.ts";
+import { brokeredWriteStream, cloneable, decode, isFileHandle } from "./fs-encoding.ts";
+import { createPathGuard } from "./fs-paths.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the facades wrap Node functions of every signature
 type AnyFn = (...args: any[]) => any;
@@ -23,20 +22,6 @@ const LOCAL_READS = ["opendir", "statfs", "watch", "watchFile", "unwatchFile", "
 /** Functions on a file descriptor that only read: allowed on descriptors the tool opened through this facade. */
 const FD_READS = ["read", "readv", "fstat", "close", "fsync", "fdatasync"];
 /** Functions that write through a descriptor: never (a descriptor may be the runner's own channel to pi). */
-// The built-ins the checks below use, saved when this module loads (before any tool code runs): a tool that rewrites
-// String.prototype.startsWith, Array.prototype.some, Buffer or URL cannot change what counts as inside the project.
-const stringStartsWith = Function.prototype.call.bind(String.prototype.startsWith) as (
-	text: string,
-	prefix: string,
-) => boolean;
-const stringEndsWith = Function.prototype.call.bind(String.prototype.endsWith) as (
-	text: string,
-	suffix: string,
-) => boolean;
-const isView = ArrayBuffer.isView;
-const bufferFrom = Buffer.from.bind(Buffer) as (buffer: ArrayBufferLike, offset: number, length: number) => Buffer;
-const SavedURL = URL;
-
 const FD_WRITES = ["write", "writev", "ftruncate", "fchmod", "fchown", "futimes"];
 
 /**
@@ -45,53 +30,7 @@ const FD_WRITES = ["write", "writev", "ftruncate", "fchmod", "fchown", "futimes"
  * process among them): a tool may use only those it opened itself.
  */
 export function createFsFacade(broker: Brokered, roots: string[], cwd: string, unreadable: string[] = []): FsFacade {
-	/**
-	 * Every path a tool names becomes one string before anything is checked: that string is what is checked and what
-	 * Node is given (a Uint8Array, a URL-like object or a getter could otherwise say one thing to the check and another
-	 * to Node).
-	 */
-	const toPath = (value: unknown): string => {
-		if (typeof value === "string") return resolve(cwd, value);
-		if (value instanceof SavedURL) return fileURLToPath(value.href);
-		if (isView(value)) return resolve(cwd, bufferFrom(value.buffer, value.byteOffset, value.byteLength).toString());
-		if (typeof value === "object" && value !== null && "href" in value) {
-			const href = String((value as { href: unknown }).href);
-			if (stringStartsWith(href, "file:")) return fileURLToPath(href);
-		}
-		throw Object.assign(new TypeError("A path must be a string, a Buffer, a Uint8Array or a file: URL."), {
-			code: "ERR_INVALID_ARG_TYPE",
-		});
-	};
-	const inRoots = (path: string) => {
-		for (let i = 0; i < roots.length; i++) {
-			const root = roots[i];
-			if (path === root || stringStartsWith(path, stringEndsWith(root, "/") ? root : `${root}/`)) return true;
-		}
-		return false;
-	};
-	/** The forge's own files (its health file, its audit log) are no tool's to read, by any path or link. */
-	const checkReadable = (real: string) => {
-		for (let i = 0; i < unreadable.length; i++) {
-			if (unreadable[i] === real)
-				throw Object.assign(
-					new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`),
-					{ code: "EACCES", path: real },
-				);
-		}
-	};
-	/** A read stays local when its real target is inside the roots (a symlink pointing out makes it brokered). */
-	const isLocal = (path: unknown): boolean => {
-		if (typeof path !== "string") return false;
-		let real: string;
-		try {
-			real = realFs.realpathSync.native(path);
-		} catch (error) {
-			const code = (error as NodeJS.ErrnoException).code;
-			return code === "ENOENT" || code === "ENOTDIR" ? inRoots(path) : false;
-		}
-		checkReadable(real);
-		return inRoots(real);
-	};
+	const { toPath, isLocal } = createPathGuard(roots, cwd, unreadable);
 	const denied = (error: unknown) => (error as NodeJS.ErrnoException)?.code === "ERR_ACCESS_DENIED";
 	const unsupported = (message: string) => Object.assign(new Error(message), { code: "ERR_FORGE_UNSUPPORTED" });
 	const refuse = (name: string, why = "is not available to forged tools.") =>
@@ -307,66 +246,4 @@ export function createFsFacade(broker: Brokered, roots: string[], cwd: string, u
 
 	fs.promises = promises;
 	return { fs, promises };
-}
-
-function isFileHandle(value: unknown): value is { fd: number } {
-	return (
-		typeof value === "object" &&
-		value !== null &&
-		typeof (value as { fd?: unknown }).fd === "number" &&
-		typeof (value as { close?: unknown }).close === "function"
-	);
-}
-
-/** A write stream whose chunks are appended by the broker, in order. */
-function brokeredWriteStream(broker: Brokered, path: string, append: boolean): Writable {
-	let first = !append;
-	return new Writable({
-		write(chunk: Buffer, _encoding, done) {
-			const action = first ? "writeFile" : "appendFile";
-			first = false;
-			broker.async({ kind: "fs", action, args: [path, new Uint8Array(chunk)] }).then(() => done(), done);
-		},
-		final(done) {
-			if (!first) return done();
-			broker.async({ kind: "fs", action: "writeFile", args: [path, ""] }).then(() => done(), done);
-		},
-	});
-}
-
-/** Options may carry things that cannot cross a thread boundary (an AbortSignal, a function): drop them. */
-function cloneable(value: unknown): unknown {
-	if (typeof value === "function") return undefined;
-	if (value instanceof AbortSignal) return undefined;
-	if (value && typeof value === "object" && !ArrayBuffer.isView(value) && !Array.isArray(value)) {
-		return Object.fromEntries(
-			Object.entries(value).filter(([, v]) => typeof v !== "function" && !(v instanceof AbortSignal)),
-		);
-	}
-	return value;
-}
-
-/** Back from the broker: Uint8Array → Buffer, tagged stats and directory entries → objects with their methods. */
-export function decode(value: unknown): unknown {
-	if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-	if (value && typeof value === "object" && "__stats" in value) {
-		const { type, ...fields } = (value as EncodedStats).__stats;
-		return { ...fields, ...typeMethods(String(type)) };
-	}
-	if (value && typeof value === "object" && "__dirents" in value) {
-		return (value as EncodedDirents).__dirents.map(({ name, type }) => ({ name, ...typeMethods(type) }));
-	}
-	return value;
-}
-
-function typeMethods(type: string) {
-	return {
-		isFile: () => type === "file",
-		isDirectory: () => type === "directory",
-		isSymbolicLink: () => type === "symlink",
-		isFIFO: () => false,
-		isSocket: () => false,
-		isBlockDevice: () => false,
-		isCharacterDevice: () => false,
-	};
 }

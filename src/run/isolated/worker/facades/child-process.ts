@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
-import type { ExecRequest, ExecResult } from "../protocol.ts";
+import type { ExecRequest, ExecResult } from "../../protocol.ts";
 import type { Brokered } from "../worker-broker.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the facades wrap Node functions of every signature

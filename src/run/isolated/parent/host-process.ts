@@ -2,13 +2,12 @@
 // passes messages, and kills the whole group when it must.
 import { type ChildProcess, spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname } from "node:path";
-import { isInside } from "../../policy/paths.ts";
-import type { HostBundle } from "./bundle.ts";
-import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
-import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
-import type { FromHost, ToHost } from "./protocol.ts";
+import type { HostBundle } from "../bundle.ts";
+import { parseNodeVersion, permissionFlags } from "../node-flags.ts";
+import { type SandboxStatus, sandboxed } from "../os-sandbox.ts";
+import type { FromHost, ToHost } from "../protocol.ts";
+import { isInside } from "./paths.ts";
 
 export interface HostSpawnOptions {
 	/** The Node binary to run, and its version (which picks the permission flags). */
@@ -25,6 +24,8 @@ export interface HostSpawnOptions {
 	sandbox: SandboxStatus;
 	env: Record<string, string>;
 	typeboxPath: string;
+	/** The user's home folder: hidden in the OS sandbox but for what the host reads there. */
+	homeDir: string;
 	rssLimitMb: number;
 }
 
@@ -76,7 +77,7 @@ export class HostProcess {
 		];
 		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only,
 		// and the user's home is an empty folder but for what the host reads there (the project, its code, Node).
-		const home = homedir();
+		const home = options.homeDir;
 		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) =>
 			isInside(path, home),
 		);

@@ -2,8 +2,10 @@
 // in a small pool of workers that each load module after module — no new worker per module — until one module changes
 // what the next would share (the worker says so: it is replaced, and a job it refused goes to a fresh one). Each load
 // has its own deadline here: a module whose top-level code never ends takes its worker down, not the other loads.
+
 import type { Worker } from "node:worker_threads";
-import type { Limits, PreflightJob, WireError } from "./protocol.ts";
+import type { ForgeErrorData } from "../../../contract/forge-error.ts";
+import type { Limits, PreflightJob } from "../protocol.ts";
 
 export interface BatchJob extends PreflightJob {
 	limits: Limits;
@@ -25,7 +27,7 @@ export interface PoolOptions {
 	verdict(callId: number, json: string): void;
 }
 
-const failure = (error: WireError) => JSON.stringify({ ok: false, error });
+const failure = (error: ForgeErrorData) => JSON.stringify({ ok: false, error });
 
 export class PreflightPool {
 	private readonly queue: BatchJob[] = [];
@@ -39,7 +41,7 @@ export class PreflightPool {
 	}
 
 	/** Fails every job, queued or loading, and ends the workers (pi gave up on them, or the host is recycled). */
-	failAll(error: WireError): Array<{ callId: number; json: string }> {
+	failAll(error: ForgeErrorData): Array<{ callId: number; json: string }> {
 		const failed = [...this.queue.splice(0), ...[...this.slots].flatMap((slot) => slot.job ?? [])].map((job) => ({
 			callId: job.callId,
 			json: failure(error),
@@ -102,7 +104,7 @@ export class PreflightPool {
 			}
 			this.pump();
 		});
-		const lost = (error: WireError) => {
+		const lost = (error: ForgeErrorData) => {
 			this.finish(slot, failure(error));
 			this.retire(slot);
 			this.pump();

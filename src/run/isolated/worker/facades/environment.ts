@@ -1,6 +1,6 @@
 // `process.env` and `pi` in the isolated runner: the safe variables are there; any other is asked of pi's process
 // (policy, prompt, audit) the first time a call reads it. `pi` offers `exec`; the rest of the ExtensionAPI needs the inline grant.
-import type { ExecResult } from "../protocol.ts";
+import type { ExecResult } from "../../protocol.ts";
 import { type Brokered, currentCall } from "../worker-broker.ts";
 
 /** Calls whose answers are kept (a worker runs one call at a time, or a few at once). */

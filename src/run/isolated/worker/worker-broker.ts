@@ -1,18 +1,20 @@
 // Inside a tool's worker: asks pi's process to do what the worker may not (write files, read outside the project,
 // run commands, see environment variables). Synchronous requests sleep on a shared flag until the reply arrives.
+
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
-import type { BrokerReply, BrokerRequest, PortReply, PortRequest, WireError } from "./protocol.ts";
+import type { ForgeErrorData } from "../../../contract/forge-error.ts";
+import type { BrokerReply, BrokerRequest, PortReply, PortRequest } from "../protocol.ts";
 
 /** An error the broker sent back (e.g. a refused capability), thrown into the tool's code. */
 export class BrokerError extends Error {
-	readonly wire: WireError;
+	readonly data: ForgeErrorData;
 	readonly code?: string;
-	constructor(wire: WireError) {
-		super(wire.message);
-		this.name = wire.phase === "permission" ? "PermissionError" : "Error";
-		this.wire = wire;
-		this.code = wire.code;
+	constructor(data: ForgeErrorData) {
+		super(data.message);
+		this.name = data.phase === "permission" ? "PermissionError" : "Error";
+		this.data = data;
+		this.code = data.code;
 	}
 }
 

@@ -6,21 +6,17 @@
 // modules until one changes what the next would share (shared-state.ts), and says so with each verdict.
 
 import { createRequire } from "node:module";
-import * as path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { ForgeError } from "../../contract/forge-error.ts";
-import { createPositionMapper } from "../../contract/source-map.ts";
-import { mapStack } from "../../contract/stack.ts";
-import { checkShape } from "../../contract/module-shape.ts";
-import { coreLibraryRequire, evaluateModule } from "../module-loader.ts";
-import { createChildProcessFacade } from "./facades/child-process.ts";
-import { installEnvironment } from "./facades/environment.ts";
-import { createFsFacade } from "./facades/fs.ts";
-import { harden } from "./harden.ts";
-import type { Limits, PreflightJob, WireError } from "./protocol.ts";
+import { ForgeError, type ForgeErrorData } from "../../../contract/forge-error.ts";
+import { checkShape } from "../../../contract/module-shape.ts";
+import { createPositionMapper } from "../../../contract/source-map.ts";
+import { mapStack } from "../../../contract/stack.ts";
+import { coreLibraryRequire, evaluateModule } from "../../module-loader.ts";
+import type { Limits, PreflightJob } from "../protocol.ts";
+import { toWireJson } from "../wire.ts";
 import { settleLazyGlobals, watchSharedState } from "./shared-state.ts";
-import { toWireJson } from "./wire.ts";
 import { BrokerError, RefusingBroker } from "./worker-broker.ts";
+import { startWorker } from "./worker-start.ts";
 
 export interface PreflightWorkerData {
 	typeboxPath: string;
@@ -34,26 +30,17 @@ export interface PreflightWorkerData {
 }
 
 const data = workerData as PreflightWorkerData;
-const broker = new RefusingBroker();
-harden(data.limits);
-// A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
-const typebox: unknown = data.shared ? createRequire(import.meta.url)(data.typeboxPath) : undefined;
-if (data.shared) settleLazyGlobals();
-installEnvironment(broker, data.safeEnv);
-const { fs, promises } = createFsFacade(broker, data.roots, process.cwd(), data.unreadable);
-const modules: Record<string, unknown> = {
-	fs,
-	"fs/promises": promises,
-	path,
-	"path/posix": path.posix,
-	"path/win32": path.win32,
-	child_process: createChildProcessFacade(broker),
-};
-const provide = (specifier: string) => {
-	const bare = specifier.replace(/^node:/, "");
-	if (Object.hasOwn(modules, bare)) return modules[bare];
-	return createRequire(import.meta.url)(data.typeboxPath);
-};
+let typebox: unknown;
+const { modules, provide } = startWorker({
+	...data,
+	broker: new RefusingBroker(),
+	// A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
+	beforeEnvironment: () => {
+		if (!data.shared) return;
+		typebox = createRequire(import.meta.url)(data.typeboxPath);
+		settleLazyGlobals();
+	},
+});
 
 const unchanged = data.shared ? watchSharedState([...Object.values(modules), typebox]) : undefined;
 let served = 0;
@@ -86,7 +73,7 @@ parentPort!.on("message", (job: PreflightJob) => {
 	});
 });
 
-function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; error: WireError } {
+function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; error: ForgeErrorData } {
 	let exports: Record<string, unknown>;
 	try {
 		exports = evaluateModule(job.code, job.stagedPath, coreLibraryRequire(job.expectedName, provide));
@@ -102,7 +89,7 @@ function load(job: PreflightJob): { ok: true; shape: unknown } | { ok: false; er
 	return { ok: true, shape: shape.value };
 }
 
-function loadError(error: unknown, job: PreflightJob): WireError {
+function loadError(error: unknown, job: PreflightJob): ForgeErrorData {
 	if (error instanceof ForgeError) return { phase: error.phase, message: error.message, hint: error.details.hint };
 	const text =
 		error instanceof Error
@@ -120,8 +107,8 @@ function loadError(error: unknown, job: PreflightJob): WireError {
 		stack: mapped?.frames,
 		message: `Loading ${job.file} failed: ${text.split(job.stagedPath).join(job.file)}`,
 		hint:
-			error instanceof BrokerError && error.wire.hint
-				? error.wire.hint
+			error instanceof BrokerError && error.data.hint
+				? error.data.hint
 				: "The module throws while it loads: keep top-level code to the template and move work into the logic.",
 	};
 }

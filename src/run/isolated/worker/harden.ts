@@ -1,7 +1,7 @@
 // What a worker takes away from its `process` before any forged code runs: everything that reaches past the worker
 // (native bindings, signals to other processes, exiting, the working directory), and the network under strict policy.
 // Both the tool workers and the preflight worker call it, so a module's top-level code meets the same walls as its logic.
-import type { Limits } from "./protocol.ts";
+import type { Limits } from "../protocol.ts";
 
 /** Members of `process` a forged tool never gets. `_kill` is what `kill` calls: it signals any process (pi's included). */
 const REFUSED_PROCESS_MEMBERS = [

@@ -2,7 +2,7 @@
 // process as the capability `net:<host>` (the policy decides, a person where one must, the audit log records it) and made
 // there; the answer comes back as a Response. Redirects are not followed (a redirect to another host would be another
 // capability): the tool gets the 3xx and may ask again. Bodies are capped both ways.
-import type { NetResult } from "../protocol.ts";
+import type { NetResult } from "../../protocol.ts";
 import type { Brokered } from "../worker-broker.ts";
 
 /** Request and response bodies above this fail the request. */

@@ -1,0 +1,202 @@
+// The policy as the isolated runner's one gate (run/isolated/parent/policy-gate.ts): each capability a tool asks for
+// is decided (decide.ts: the policy, the protected locations, the grants), asked of a person where the policy says
+// ask and there is one, remembered when they say "always", and audited; the refusal carries the hint and the
+// commands that would grant it.
+
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ForgeConfig } from "../contract/config.ts";
+import type { ForgeErrorData } from "../contract/forge-error.ts";
+import type { Capability } from "../run/isolated/parent/capability.ts";
+import { real } from "../run/isolated/parent/paths.ts";
+import type { CallRecord, GateCall, PolicyGate } from "../run/isolated/parent/policy-gate.ts";
+
+import { redactSecrets } from "../security/redact.ts";
+import type { AuditLog } from "./audit-log.ts";
+import { capabilityKey, describeCapability, digestKey } from "./capability.ts";
+import { type Decision, decide, grantCommands, REASONS, refusalHint } from "./decide.ts";
+import { permissionTitle } from "./display.ts";
+import type { GrantsStore } from "./grants-store.ts";
+import { INSTRUCTION_FILES, protectedLocations } from "./protected.ts";
+
+export interface PolicyGateOptions {
+	config: ForgeConfig;
+	grants: GrantsStore;
+	audit: AuditLog;
+	/** Where the runner's bundle is built: as protected as the toolbox. */
+	runtimeDir: string;
+	/** Extra folders no tool may write (the forge's settings and grants). */
+	protectedDirs?: readonly string[];
+}
+
+export const ASK_OPTIONS = { once: "Allow once", always: "Always allow for this tool", deny: "Deny" } as const;
+
+/** This package's command line, for a grant command that runs whether or not `agent-forge` is on the PATH. */
+const AGENT_FORGE_BIN = fileURLToPath(new URL("../../bin/agent-forge.mjs", import.meta.url));
+
+type Answer = "once" | "always" | "deny" | undefined;
+
+export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
+	const { grants, audit, config } = options;
+	const projectDir = config.realCwd;
+	const tempDir = config.realTempDir;
+	// Protected whoever builds the runner: the forge's own files, and what pi, git and other agents run or trust.
+	const locations = protectedLocations({
+		projectDir,
+		tempDir,
+		agentDir: real(config.agentDir),
+		toolboxDir: real(config.toolboxDir),
+		forgeHome: real(config.forgeHome),
+		extra: [
+			...new Set(
+				[dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real),
+			),
+		],
+	});
+	// Secret values are hidden in what a dialog shows (a screen may be shared) and in grant keys.
+	const secrets = config.secretValues;
+	const redact = (text: string) => redactSecrets(text, secrets);
+	/** The key a grant of `capability` is kept and printed under: its digest when the key holds a secret. */
+	const grantKey = (capability: Capability) => {
+		const key = capabilityKey(capability);
+		return redact(key) === key ? key : digestKey(key);
+	};
+	let prompts: Promise<unknown> = Promise.resolve();
+
+	/** Asks a person (one dialog at a time); undefined when there is nobody to ask. */
+	const ask = (capability: Capability, call: GateCall): Promise<Answer> => {
+		const select = call.host?.hasUI ? call.host.select : undefined;
+		if (!select) return Promise.resolve(undefined);
+		const options =
+			capability.kind === "inline"
+				? [ASK_OPTIONS.always, ASK_OPTIONS.deny]
+				: [ASK_OPTIONS.once, ASK_OPTIONS.always, ASK_OPTIONS.deny];
+		const asked = prompts.then(async () => {
+			const resume = call.pause();
+			try {
+				const title = permissionTitle(capability, { tool: call.tool, version: call.version, redact });
+				const answer = await select(title, options);
+				return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
+			} finally {
+				resume();
+			}
+		});
+		prompts = asked.catch(() => undefined);
+		return asked as Promise<Answer>;
+	};
+
+	const authorise = async (capability: Capability, call: GateCall): Promise<ForgeErrorData | undefined> => {
+		// A grant given since (agent-forge grant, /forge grant, a hand edit) holds from this decision on.
+		await grants.refresh();
+		let decision: Decision = decide(capability, {
+			policy: config.policy,
+			projectDir,
+			tempDir,
+			protected: locations,
+			grants: grants.get(projectDir, call.tool, call.hash),
+		});
+		let audited: "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
+		if (decision.verdict === "ask") {
+			const answer = await ask(capability, call);
+			if (answer === "always")
+				await grants
+					.remember(projectDir, call.tool, grantKey(capability), "allow", call.hash)
+					.catch(() => undefined);
+			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
+			audited =
+				answer === "once"
+					? "ask-allow-once"
+					: answer === "always"
+						? "ask-allow-always"
+						: answer === "deny"
+							? "ask-deny"
+							: undefined;
+			decision =
+				answer === "deny"
+					? { verdict: "deny", reason: REASONS.deniedByUser }
+					: answer === undefined
+						? { verdict: "deny", reason: "no UI to ask" }
+						: { verdict: "allow", reason: "allowed by the user" };
+		}
+		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always")
+			await grants.remember(projectDir, call.tool, "inline", "allow", call.hash).catch(() => undefined);
+		const verdict = decision.verdict === "allow" ? "allow" : "deny";
+		audit.append({
+			at: new Date().toISOString(),
+			tool: call.tool,
+			version: call.hash,
+			capability: capabilityKey(capability),
+			decision: audited ?? verdict,
+			reason: "reason" in decision ? decision.reason : undefined,
+		});
+		if (decision.verdict === "allow" && capability.kind !== "inline") return undefined;
+		if (decision.verdict === "allow") {
+			return {
+				phase: "permission",
+				message: `'${call.tool}' needs pi's in-process API; it may now run inside pi's process.`,
+				hint: "Call the tool again: from now on it runs inline, with the full ExtensionAPI.",
+			};
+		}
+		const hint = refusalHint(call.tool, config.policy, grants.file, decision);
+		// What a person just refused is not offered back as a command to run.
+		if (!isFinalDenial(decision) && decision.reason !== REASONS.deniedByUser) {
+			const commands = grantCommands(call.tool, grantKey(capability), {
+				node: process.execPath,
+				bin: AGENT_FORGE_BIN,
+			});
+			call.refused?.([
+				commands.cli,
+				`without agent-forge on the PATH: ${commands.direct}`,
+				`in pi's TUI: ${commands.tui}`,
+			]);
+		}
+		return {
+			phase: "permission",
+			message: `'${call.tool}' may not ${describeCapability(capability)}: ${decision.reason}.`,
+			hint,
+			code: "ERR_FORGE_PERMISSION",
+		};
+	};
+
+	return {
+		network: config.policy === "permissive",
+		authorise,
+		protectedPaths: () => [...locations.map((location) => location.path), ...instructionFilesIn(projectDir)],
+		runsInline: async (tool, hash) => {
+			if (config.policy === "strict") return false;
+			await grants.refresh();
+			return grants.get(projectDir, tool, hash).allow.includes("inline");
+		},
+		recordCall: (record: CallRecord) =>
+			audit.append({
+				at: new Date().toISOString(),
+				tool: record.tool,
+				version: record.hash,
+				durationMs: record.durationMs,
+				outcome: record.outcome,
+				// Cut by the audit log once secrets are redacted: a cut here could halve a key past recognition.
+				...(record.detail === undefined ? {} : { detail: record.detail }),
+			}),
+		flush: () => audit.flush(),
+	};
+}
+
+/** A refusal no grant can lift (a protected location, a relative path): no command to grant it is offered. */
+function isFinalDenial(decision: Decision): boolean {
+	return (
+		decision.verdict === "deny" &&
+		(decision.reason === REASONS.notAbsolute || decision.reason.endsWith(REASONS.protected))
+	);
+}
+
+/** The agent instruction files at the top of the project, whatever their case (bound read-only for commands). */
+function instructionFilesIn(dir: string): string[] {
+	try {
+		return readdirSync(dir)
+			.filter((name) => INSTRUCTION_FILES.includes(name.toLowerCase()))
+			.map((name) => join(dir, name));
+	} catch {
+		return [];
+	}
+}

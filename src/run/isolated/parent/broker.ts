@@ -1,0 +1,173 @@
+// pi's side of brokered capabilities: what a forged tool in the runner host asks for (a write, a read outside the
+// project, a command, an environment variable, the in-process API) is put to the policy gate — which decides, asks a
+// person through pi's UI where there is one, and audits — and only then done here, in pi's process, through the
+// broker's operations.
+
+import type { ChildProcess } from "node:child_process";
+import { isAbsolute } from "node:path";
+import type { ForgeErrorData } from "../../../contract/forge-error.ts";
+import { FS_OPS } from "../fs-ops.ts";
+import type { SandboxStatus } from "../os-sandbox.ts";
+import type { BrokerReply, BrokerRequest, ExecResult, FsRequest } from "../protocol.ts";
+import { capabilitiesOf, changesNothing } from "./capabilities.ts";
+import type { Capability } from "./capability.ts";
+import { type BrokerOperations, nodeOperations } from "./operations.ts";
+import type { GateCall, PolicyGate } from "./policy-gate.ts";
+
+export interface BrokerSettings {
+	gate: PolicyGate;
+	/** Real paths (symlinks resolved). */
+	projectDir: string;
+	tempDir: string;
+	/** pi's environment: what an environment variable request is answered from, once the gate allowed it. */
+	env: Readonly<Record<string, string | undefined>>;
+	/** The environment commands start from (the safe variables). */
+	commandEnv: Record<string, string>;
+	/** Real paths of files no tool may read, by any operation (the toolbox's health file and audit log). */
+	unreadable?: readonly string[];
+	/** The effects (default: Node's). */
+	operations?: BrokerOperations;
+}
+
+/** The call a request belongs to; absent when the tool asks outside any call (e.g. while its module loads). */
+export interface BrokerCall extends GateCall {
+	/** Commands started for the call, killed with it. */
+	children: Set<ChildProcess>;
+	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
+	alive(): boolean;
+}
+
+/** The reply to a request whose call has ended. */
+export const CALL_OVER: ForgeErrorData = {
+	phase: "runtime",
+	message: "The call this request belongs to is over (it finished, timed out or was cancelled).",
+};
+
+export class Broker {
+	private fsQueue: Promise<unknown> = Promise.resolve();
+	private sandbox: SandboxStatus = { kind: "none", reason: "not yet looked for" };
+	private readonly operations: BrokerOperations;
+
+	constructor(private readonly settings: BrokerSettings) {
+		this.operations = settings.operations ?? nodeOperations;
+	}
+
+	/** Commands a tool was granted run in this OS sandbox from now on. */
+	useSandbox(sandbox: SandboxStatus): void {
+		this.sandbox = sandbox;
+	}
+
+	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
+		try {
+			const capabilities = await this.capabilitiesOf(request);
+			const unreadable = capabilities.find(
+				(c) => c.kind === "fs-read" && this.settings.unreadable?.includes(c.path),
+			);
+			if (unreadable && "path" in unreadable) {
+				return {
+					ok: false,
+					error: {
+						phase: "permission",
+						message: `'${call.tool}' may not read ${unreadable.path}: it is one of Agent Forge's own files, which no forged tool may read.`,
+						code: "EACCES",
+					},
+				};
+			}
+			// An own variable only: `toString` and the like are members every object inherits, not variables.
+			const { env } = this.settings;
+			if (request.kind === "env" && (typeof request.name !== "string" || !Object.hasOwn(env, request.name)))
+				return { ok: true, value: undefined };
+			const exec = capabilities[0]?.kind === "exec" ? capabilities[0] : undefined;
+			// A program that is nowhere to be found fails as spawn would; what runs otherwise is the file that was shown.
+			if (request.kind === "exec" && exec && !request.shell) {
+				if (!isAbsolute(exec.program))
+					return {
+						ok: true,
+						value: {
+							stdout: "",
+							stderr: "",
+							status: null,
+							signal: null,
+							error: `spawn ${request.file} ENOENT`,
+						} satisfies ExecResult,
+					};
+				request = { ...request, file: exec.program };
+			}
+			if (await changesNothing(request, this.operations.isFolder)) return { ok: true, value: undefined };
+			for (const capability of capabilities) {
+				const refusal = await this.settings.gate.authorise(capability, call);
+				if (refusal) return { ok: false, error: refusal };
+			}
+			// A person may answer after the call timed out or was cancelled: what it asked for is not done any more.
+			if (!call.alive()) return { ok: false, error: CALL_OVER };
+			if (request.kind !== "fs") return { ok: true, value: await this.perform(request, call) };
+			return await this.performChecked(request, capabilities, call);
+		} catch (error) {
+			return { ok: false, error: fromError(error) };
+		}
+	}
+
+	private capabilitiesOf(request: BrokerRequest): Promise<Capability[]> {
+		const { projectDir, commandEnv } = this.settings;
+		return capabilitiesOf(request, { projectDir, commandEnv, realpath: this.operations.realpath });
+	}
+
+	/**
+	 * What was checked is what is done: file operations run one at a time (no other brokered operation, of any tool,
+	 * can swap a folder for a link in between), on the paths as resolved for the check, which are resolved once more
+	 * just before and must not have changed.
+	 */
+	private performChecked(request: FsRequest, checked: Capability[], call: BrokerCall): Promise<BrokerReply> {
+		const run = this.fsQueue.then(async (): Promise<BrokerReply> => {
+			const now = await this.capabilitiesOf(request);
+			const paths = (capabilities: Capability[]) => capabilities.map((c) => ("path" in c ? c.path : "")).join("\0");
+			if (paths(now) !== paths(checked)) {
+				return {
+					ok: false,
+					error: {
+						phase: "permission",
+						message: `fs.${request.action}: a path changed while it was checked (a folder or link was swapped); nothing was done.`,
+						code: "ERR_FORGE_PERMISSION",
+					},
+				};
+			}
+			const args = [...request.args];
+			FS_OPS[request.action].paths.forEach(([index], i) => {
+				args[index] = (checked[i] as { path: string }).path;
+			});
+			return { ok: true, value: await this.perform({ ...request, args }, call) };
+		});
+		this.fsQueue = run.catch(() => undefined);
+		return run;
+	}
+
+	private async perform(request: BrokerRequest, call: BrokerCall): Promise<unknown> {
+		const { settings, operations } = this;
+		switch (request.kind) {
+			case "fs":
+				return operations.fs(request, settings.unreadable ?? []);
+			case "exec":
+				return operations.exec(request, {
+					writable: [settings.projectDir, settings.tempDir],
+					readOnly: settings.gate.protectedPaths(),
+					network: settings.gate.network,
+					sandbox: this.sandbox,
+					cwd: settings.projectDir,
+					env: settings.commandEnv,
+					children: call.children,
+				});
+			case "env":
+				return typeof settings.env[request.name] === "string" ? settings.env[request.name] : undefined;
+			case "inline":
+				return undefined;
+			case "net":
+				return operations.fetch(request, () => call.alive());
+		}
+	}
+}
+
+function fromError(error: unknown): ForgeErrorData {
+	const code = (error as NodeJS.ErrnoException)?.code;
+	const message = error instanceof Error ? error.message : String(error);
+	return { phase: "runtime", message, ...(code ? { code } : {}) };
+}

@@ -1,0 +1,150 @@
+// The calls and preflight loads sent to the runner host and not settled yet, by call id: each settles once, by its
+// result, its deadline (which stops while a person is asked for a grant), its cancellation or its host's death.
+// What the call printed and the grant commands the gate offered are added to its error here, in pi's process.
+import type { ChildProcess } from "node:child_process";
+import { type ForgeError, fail, type Result } from "../../../contract/forge-error.ts";
+import { ConsoleBuffer } from "../../console-capture.ts";
+import type { RunHost } from "../../runner.ts";
+import { killGroup } from "./exec-command.ts";
+import type { HostProcess } from "./host-process.ts";
+import { cancelledError, deadlineError } from "./wire-errors.ts";
+
+export interface PendingCall {
+	callId: number;
+	tool: string;
+	hash: string;
+	host?: RunHost;
+	/** The host the job was sent to: when it dies, the job fails; a host started after it is not concerned. */
+	process: HostProcess;
+	/** Commands the broker started for the call, killed with it. */
+	children: Set<ChildProcess>;
+	/** The head of the call's console output as it arrives, for a failure that comes from here (deadline, crash). */
+	printed: ConsoleBuffer;
+	/** The commands that grant what the gate refused during the call (made in pi's process, not by the tool). */
+	grants: string[];
+	finish(result: Result<unknown>): void;
+}
+
+interface Entry extends PendingCall {
+	timer?: NodeJS.Timeout;
+	armedAt: number;
+	remaining: number;
+	pauses: number;
+	onTimeout(): void;
+}
+
+export interface CallSpec {
+	tool: string;
+	hash: string;
+	host?: RunHost;
+	timeoutMs: number;
+	process: HostProcess;
+	signal?: AbortSignal;
+	/** After a deadline fails the call: stop what runs it. */
+	onDeadline(): void;
+	/** After a cancellation fails the call: tell the host, stop what runs it. */
+	onCancel(callId: number): void;
+}
+
+export class CallTable {
+	private readonly entries = new Map<number, Entry>();
+	private nextId = 1;
+
+	/** Opens a call, hands its id to `send`, and resolves with how it ended. */
+	open(spec: CallSpec, send: (callId: number) => void): Promise<Result<unknown>> {
+		const callId = this.nextId++;
+		const { tool, signal } = spec;
+		return new Promise<Result<unknown>>((resolve) => {
+			const entry: Entry = {
+				callId,
+				tool,
+				hash: spec.hash,
+				host: spec.host,
+				armedAt: 0,
+				remaining: spec.timeoutMs,
+				pauses: 0,
+				children: new Set(),
+				process: spec.process,
+				printed: new ConsoleBuffer(),
+				grants: [],
+				finish: (result) => {
+					if (!this.entries.has(callId)) return;
+					this.entries.delete(callId);
+					clearTimeout(entry.timer);
+					signal?.removeEventListener("abort", onAbort);
+					for (const child of entry.children) killGroup(child);
+					resolve(withCallNotes(result, entry));
+				},
+				onTimeout: () => {
+					entry.finish(fail(deadlineError(tool, spec.timeoutMs)));
+					spec.onDeadline();
+				},
+			};
+			const onAbort = () => {
+				spec.onCancel(callId);
+				entry.finish(fail(cancelledError(tool)));
+			};
+			this.entries.set(callId, entry);
+			this.arm(entry);
+			if (signal?.aborted) return onAbort();
+			signal?.addEventListener("abort", onAbort, { once: true });
+			send(callId);
+		});
+	}
+
+	get(callId: number): PendingCall | undefined {
+		return this.entries.get(callId);
+	}
+
+	/** Whether the call is still the one open under its id. */
+	isOpen(call: PendingCall): boolean {
+		return this.entries.get(call.callId) === call;
+	}
+
+	/** A running call of this version of a tool (a request from outside any call belongs to it). */
+	running(tool: string, hash: string): PendingCall | undefined {
+		for (const entry of this.entries.values()) if (entry.tool === tool && entry.hash === hash) return entry;
+		return undefined;
+	}
+
+	/** Every open call (a copy: finishing one while walking is safe). */
+	all(): PendingCall[] {
+		return [...this.entries.values()];
+	}
+
+	/** The deadline does not run while a person is asked for a grant. */
+	pause(call: PendingCall): () => void {
+		const entry = this.entries.get(call.callId);
+		if (!entry || entry !== call) return () => undefined;
+		if (entry.pauses++ === 0) {
+			clearTimeout(entry.timer);
+			entry.remaining -= Date.now() - entry.armedAt;
+		}
+		let resumed = false;
+		return () => {
+			if (resumed) return;
+			resumed = true;
+			if (--entry.pauses === 0 && this.entries.get(entry.callId) === entry) this.arm(entry);
+		};
+	}
+
+	private arm(entry: Entry): void {
+		entry.armedAt = Date.now();
+		entry.timer = setTimeout(entry.onTimeout, entry.remaining);
+	}
+}
+
+/** A failure gets what the call printed (when the error has none of its own) and the grant commands offered. */
+function withCallNotes(result: Result<unknown>, entry: Entry): Result<unknown> {
+	if (result.ok) return result;
+	const error: ForgeError = result.error;
+	const printed = error.details.console !== undefined ? undefined : entry.printed.text();
+	const grants = [...new Set(entry.grants)];
+	if (printed === undefined && grants.length === 0) return result;
+	return fail(
+		error.with({
+			...(printed === undefined ? {} : { console: printed }),
+			...(grants.length ? { grants } : {}),
+		}),
+	);
+}

@@ -1,0 +1,101 @@
+// A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
+// its time bounded, its whole process group killed when the call ends.
+import { type ChildProcess, spawn } from "node:child_process";
+import { type SandboxStatus, sandboxed } from "../os-sandbox.ts";
+import type { ExecRequest, ExecResult } from "../protocol.ts";
+
+const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
+
+export interface CommandSetting {
+	/** Real paths: what a command may write (the project and the temp dir)… */
+	writable: string[];
+	/** …except these (the protected locations), bound read-only. */
+	readOnly: string[];
+	/** Whether the command keeps the network (in the OS sandbox; without one it always has it). */
+	network: boolean;
+	sandbox: SandboxStatus;
+	/** The folder a command runs in when it names none (the project). */
+	cwd: string;
+	/** The environment commands start from (the safe variables). */
+	env: Record<string, string>;
+	/** The call's commands: this one joins them while it runs, and is killed with them. */
+	children: Set<ChildProcess>;
+}
+
+/**
+ * A granted command, in the OS sandbox where there is one: the project and the temp dir writable except the protected
+ * locations in them (read-only binds: the kernel refuses those writes), the network only if the policy lets tools have
+ * it. A shell command line is run by /bin/sh inside the sandbox.
+ */
+export function runCommand(request: ExecRequest, setting: CommandSetting): Promise<ExecResult> {
+	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
+	const { sandbox } = setting;
+	const spec = { writable: setting.writable, readOnly: setting.readOnly, network: setting.network };
+	const shellLine = [request.file, ...request.args].join(" ");
+	const { command, args } =
+		sandbox.kind === "bubblewrap"
+			? sandboxed(
+					sandbox,
+					spec,
+					request.shell ? "/bin/sh" : request.file,
+					request.shell ? ["-c", shellLine] : request.args,
+				)
+			: { command: request.file, args: request.args };
+	return new Promise((resolve) => {
+		const child = spawn(command, args, {
+			cwd: request.cwd ?? setting.cwd,
+			env: { ...setting.env, ...request.env },
+			shell: sandbox.kind === "bubblewrap" ? false : request.shell,
+			detached: true,
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		setting.children.add(child);
+		let stdout = "";
+		let stderr = "";
+		let error: string | undefined;
+		const collect = (append: (text: string) => void) => (chunk: Buffer) => {
+			if (stdout.length + stderr.length + chunk.length > maxBuffer) {
+				error ??= `output exceeded ${maxBuffer} bytes; the command was stopped`;
+				killGroup(child);
+				return;
+			}
+			append(chunk.toString());
+		};
+		child.stdout!.on(
+			"data",
+			collect((text) => (stdout += text)),
+		);
+		child.stderr!.on(
+			"data",
+			collect((text) => (stderr += text)),
+		);
+		// A command that exits without reading its input closes the pipe: EPIPE is no error of the tool's (and an
+		// unheard stream error would be an uncaught exception in pi's process).
+		child.stdin!.on("error", () => undefined);
+		child.stdin!.end(request.input ?? "");
+		const timer = request.timeoutMs
+			? setTimeout(() => {
+					error ??= `timed out after ${request.timeoutMs} ms`;
+					killGroup(child);
+				}, request.timeoutMs)
+			: undefined;
+		child.on("error", (spawnError) => {
+			error ??= spawnError.message;
+		});
+		child.on("close", (status, signal) => {
+			clearTimeout(timer);
+			setting.children.delete(child);
+			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
+		});
+	});
+}
+
+/** SIGKILL to a command's whole process group (what it started goes with it). */
+export function killGroup(child: ChildProcess): void {
+	if (!child.pid || child.exitCode !== null) return;
+	try {
+		process.kill(-child.pid, "SIGKILL");
+	} catch {
+		child.kill("SIGKILL");
+	}
+}
