@@ -3,6 +3,8 @@
 // version. The file is read again whenever it changed on disk, so a grant given elsewhere holds from the next decision.
 import { mkdir, readFile, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { type Static, Type } from "typebox";
+import { Compile } from "typebox/compile";
 import writeFileAtomic from "write-file-atomic";
 import type { ToolGrants } from "./decide.ts";
 
@@ -10,14 +12,27 @@ import type { ToolGrants } from "./decide.ts";
  * One tool's grants. `hash`: the version its "allow" list was given to ("*", written by a person, means every version;
  * absent, as in files from before versions were bound, it holds until the toolbox next opens and binds it).
  */
-export interface ToolGrantsEntry extends ToolGrants {
-	hash?: string;
-}
+export const ToolGrantsEntrySchema = Type.Object({
+	hash: Type.Optional(Type.String()),
+	allow: Type.Array(Type.String()),
+	deny: Type.Array(Type.String()),
+});
+export type ToolGrantsEntry = Static<typeof ToolGrantsEntrySchema>;
 
 /** `{ "projects": { "<project realpath>": { "<tool>": { "hash": "…", "allow": [...], "deny": [...] } } } }` */
-export interface GrantsFile {
-	projects: Record<string, Record<string, ToolGrantsEntry>>;
-}
+export const GrantsFileSchema = Type.Object({
+	projects: Type.Record(Type.String(), Type.Record(Type.String(), ToolGrantsEntrySchema)),
+});
+export type GrantsFile = Static<typeof GrantsFileSchema>;
+
+/**
+ * What a file must be to be read as grants at all: projects of tools of objects. Within a tool's entry a person's
+ * slip (a number in a list, an empty hash) is dropped, not fatal (see `parseGrants`).
+ */
+const ReadableGrants = Type.Object({
+	projects: Type.Record(Type.String(), Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+});
+let readable: ReturnType<typeof Compile<typeof ReadableGrants>> | undefined;
 
 /** Every version of the tool: what a person writes as "hash" for a grant that survives re-forges. */
 export const ANY_VERSION = "*";
@@ -179,13 +194,12 @@ export function parseGrants(text: string): GrantsFile | undefined {
 	} catch {
 		return undefined;
 	}
-	if (!isRecord(raw) || !isRecord(raw.projects)) return undefined;
+	readable ??= Compile(ReadableGrants);
+	if (!readable.Check(raw)) return undefined;
 	const data = emptyGrants();
 	for (const [project, tools] of Object.entries(raw.projects)) {
-		if (!isRecord(tools)) return undefined;
 		const kept = record<ToolGrantsEntry>();
 		for (const [tool, grants] of Object.entries(tools)) {
-			if (!isRecord(grants)) return undefined;
 			const hash = typeof grants.hash === "string" && grants.hash.length > 0 ? { hash: grants.hash } : {};
 			kept[tool] = { ...hash, allow: keys(grants.allow), deny: keys(grants.deny) };
 		}
@@ -193,9 +207,6 @@ export function parseGrants(text: string): GrantsFile | undefined {
 	}
 	return data;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-	typeof value === "object" && value !== null && !Array.isArray(value);
 
 const keys = (list: unknown): string[] =>
 	Array.isArray(list) ? [...new Set(list.filter((k): k is string => typeof k === "string" && k.length > 0))] : [];
