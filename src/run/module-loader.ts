@@ -1,9 +1,10 @@
-// Evaluates a forged tool's compiled CommonJS with a `require` that serves only the core library: the run-time
-// backstop of the import check. Every way a tool names a module reaches this `require` and nothing else: esbuild
-// compiles static imports and `import x = require(…)` to `require(…)` calls, and `import(…)` to
-// `Promise.resolve().then(() => require(…))` (src/forge/transpile.ts), so a dynamic import gets the same module
-// object (a runner's facade) that a static one gets. The module is compiled without an import callback: an `import()`
-// that reached V8 unchanged would fail rather than load a real module.
+// Evaluates a forged tool's compiled CommonJS with a `require` that serves only the allowed modules: the run-time
+// backstop of the import check. esbuild compiles static imports and `import x = require(…)` to `require(…)` calls, and
+// `import(…)` to `Promise.resolve().then(() => __toESM(require(…)))` (src/forge/transpile.ts), so every way a tool
+// names a module reaches this `require`. A dynamic import (like a default or namespace import) gets esbuild's wrapper
+// around the module `require` gave (a runner's facade): a new object whose members, and whose `default`, are that
+// module's. The module is compiled without an import callback: an `import()` that reached V8 unchanged is rejected
+// (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING) and loads nothing.
 import { createRequire } from "node:module";
 import { compileFunction } from "node:vm";
 import { ALLOWED_MODULES_TEXT, isAllowedModule } from "../contract/allowed-modules.ts";
