@@ -54,6 +54,21 @@ describe.each(["strict", "prompt", "permissive"])("under %s", (policy) => {
 		expect(existsSync(join(cwd, path))).toBe(false);
 	});
 
+	it("a recursive mkdir of the project itself (a folder that holds .pi/) changes nothing, so nothing is refused", async () => {
+		const { toolbox } = await arena(policy);
+		const forged = await toolbox.forge(
+			toolRequest(
+				"mk",
+				'import { mkdirSync } from "node:fs";\nmkdirSync(ctx.cwd, { recursive: true });\nreturn "made";',
+				{ parametersSchema: NO_PARAMS },
+			),
+			new Map(),
+		);
+		expect(forged.ok, forged.ok ? "" : forged.error.message).toBe(true);
+		const result = await toolbox.use("mk", {}, { host: noUI });
+		expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+	});
+
 	it("pi's module cache in the temp dir (what pi runs at its next start) is refused", async () => {
 		const { toolbox } = await arena(policy);
 		const cache = join(tmpdir(), "jiti", `forge-probe-${process.pid}.mjs`);
