@@ -1,41 +1,63 @@
-// The registry model: `forge-registry.json`, a manifest derived from the per-tool files, and its freshness check.
+// The registry model: `forge-registry.json`, a manifest derived from the per-tool files (a TypeBox schema, its types
+// and its compiled validator), and its freshness check.
+import { type Static, Type } from "typebox";
+import { Compile } from "typebox/compile";
 import type { ForgeErrorData } from "../contract/forge-error.ts";
 import type { ToolMeta } from "../contract/tool-files.ts";
 
-export type ToolStatus = "ok" | "broken";
+const ToolStatusSchema = Type.Union([Type.Literal("ok"), Type.Literal("broken")]);
+export type ToolStatus = Static<typeof ToolStatusSchema>;
 
 /** Size and modification time of a file: enough to notice that it changed since the registry was written. */
-export interface FileStamp {
-	size: number;
-	mtimeMs: number;
-}
+const FileStampSchema = Type.Object({ size: Type.Number(), mtimeMs: Type.Number() });
+export type FileStamp = Static<typeof FileStampSchema>;
 
-export interface ToolStamps {
-	ts?: FileStamp;
-	json?: FileStamp;
-}
+const ToolStampsSchema = Type.Object({ ts: Type.Optional(FileStampSchema), json: Type.Optional(FileStampSchema) });
+export type ToolStamps = Static<typeof ToolStampsSchema>;
 
-export interface RegistryEntry {
-	name: string;
-	description: string;
-	parameters: Record<string, unknown>;
-	version: number;
-	hash: string;
-	updatedAt: string;
-	status: ToolStatus;
-	error?: ForgeErrorData;
-	stamps: ToolStamps;
+export const RegistryEntrySchema = Type.Object({
+	name: Type.String(),
+	description: Type.String(),
+	parameters: Type.Record(Type.String(), Type.Unknown()),
+	version: Type.Number(),
+	hash: Type.String(),
+	updatedAt: Type.String(),
+	status: ToolStatusSchema,
+	/** What made the tool broken (the stored part of the error: phase, message, location, hint). */
+	error: Type.Optional(Type.Unsafe<ForgeErrorData>(Type.Object({ phase: Type.String(), message: Type.String() }))),
+	stamps: ToolStampsSchema,
 	/** How many tests the tool carries, and whether they passed on this very source. */
-	tests?: number;
-	verified?: boolean;
+	tests: Type.Optional(Type.Number()),
+	verified: Type.Optional(Type.Boolean()),
 	/** The tests' arguments and expectations as text, for search. */
-	examples?: string;
-}
+	examples: Type.Optional(Type.String()),
+});
+export type RegistryEntry = Static<typeof RegistryEntrySchema>;
 
-export interface Registry {
-	format: 1;
-	tools: Record<string, RegistryEntry>;
-}
+export const RegistrySchema = Type.Object({
+	format: Type.Literal(1),
+	tools: Type.Record(Type.String(), RegistryEntrySchema),
+});
+export type Registry = Static<typeof RegistrySchema>;
+
+/**
+ * What a registry file must hold to be trusted: the fields the toolbox reads before it compares stamps. Anything else
+ * wrong is caught where the files are compared with it (a wrong stamp is a stale entry, re-derived).
+ */
+const TrustedRegistry = Compile(
+	Type.Object({
+		format: Type.Literal(1),
+		tools: Type.Record(
+			Type.String(),
+			Type.Object({
+				...Type.Pick(RegistryEntrySchema, ["name", "hash", "description", "version", "status"]).properties,
+				// Objects (not arrays); their insides are read where they are used.
+				parameters: Type.Object({}),
+				stamps: Type.Object({}),
+			}),
+		),
+	}),
+);
 
 export const emptyRegistry = (): Registry => ({ format: 1, tools: {} });
 
@@ -76,30 +98,16 @@ export function entryFromMeta(
 /** Parses the registry; anything unexpected means "rebuild it" (undefined), never an exception. */
 export function parseRegistry(text: string | undefined): Registry | undefined {
 	if (text === undefined) return undefined;
+	let data: unknown;
 	try {
-		const data = JSON.parse(text) as Registry;
-		if (data?.format !== 1 || typeof data.tools !== "object" || data.tools === null) return undefined;
-		for (const [name, entry] of Object.entries(data.tools)) {
-			if (!isEntry(entry, name)) return undefined;
-		}
-		return data;
+		data = JSON.parse(text);
 	} catch {
 		return undefined;
 	}
-}
-
-function isEntry(entry: Partial<RegistryEntry> | null | undefined, name: string): boolean {
-	const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-	return (
-		isObject(entry) &&
-		entry!.name === name &&
-		typeof entry!.hash === "string" &&
-		typeof entry!.description === "string" &&
-		typeof entry!.version === "number" &&
-		(entry!.status === "ok" || entry!.status === "broken") &&
-		isObject(entry!.parameters) &&
-		isObject(entry!.stamps)
-	);
+	if (!TrustedRegistry.Check(data)) return undefined;
+	// Each entry is filed under its own name.
+	for (const [name, entry] of Object.entries(data.tools)) if (entry.name !== name) return undefined;
+	return data as Registry;
 }
 
 /** One tool per line: quick to write for thousands of tools, and still readable and diffable. */
