@@ -6,7 +6,6 @@ import type { TestVerdict } from "../contract/tool-tests.ts";
 import { sharedChecker } from "../run/bounded-checker.ts";
 import { type ToolOutput, withConsole } from "../run/result.ts";
 import type { RunHost } from "../run/runner.ts";
-import { type validateArguments, validateArgumentsWithin } from "../schema/arguments.ts";
 import type { Changes } from "./changes.ts";
 import type { ToolboxContext } from "./context.ts";
 import { brokenToolError } from "./messages.ts";
@@ -40,11 +39,11 @@ export class Invoke {
 		// What runs is what is on disk now: a tool changed since it was checked is re-checked first.
 		let entry = typeof name === "string" ? await this.reconciler.fresh(name) : undefined;
 		let compiled: Result<CompiledTool> | "changed" = "changed";
-		let validated: ReturnType<typeof validateArguments> | undefined;
+		let validated: Result<Record<string, unknown>> | undefined;
 		for (let attempt = 0; compiled === "changed"; attempt++) {
 			if (!entry) return fail(box.notFound(name));
 			if (entry.status === "broken") return fail(brokenToolError(entry, await box.store.readSource(entry.name)));
-			validated = await validateArgumentsWithin(
+			validated = await box.cache.validators.validateWithin(
 				entry.name,
 				entry.hash,
 				entry.parameters,

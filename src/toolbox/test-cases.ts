@@ -7,7 +7,6 @@ import type { CompiledCode } from "../forge/transpile.ts";
 import { sharedChecker } from "../run/bounded-checker.ts";
 import { outputText, withConsole } from "../run/result.ts";
 import type { RunHost, RunnableTool } from "../run/runner.ts";
-import { validateArgumentsWithin } from "../schema/arguments.ts";
 import type { ToolboxContext } from "./context.ts";
 import type { TestRunner } from "./forge-pipeline.ts";
 
@@ -61,7 +60,7 @@ export class TestCases {
 				verdicts.push(judge(test, index, { ok: false, error: stop }));
 				continue;
 			}
-			const args = await validateArgumentsWithin(
+			const args = await this.box.cache.validators.validateWithin(
 				meta.name,
 				meta.hash,
 				meta.parameters,

@@ -6,7 +6,7 @@ import { hashSource, tsFileOf } from "../contract/tool-files.ts";
 import { checkSource } from "../forge/check-source.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import type { Runner } from "../run/runner.ts";
-import { forgetValidator } from "../schema/arguments.ts";
+import { createArgumentValidators } from "../schema/arguments.ts";
 import type { CompileCache } from "../store/compile-cache.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
@@ -21,6 +21,8 @@ export interface CompiledTool {
 
 export class ToolCache {
 	private readonly compiled = new Map<string, CompiledTool>();
+	/** Each tool's compiled argument validator (by name and hash). */
+	readonly validators = createArgumentValidators();
 	/** Built at the first query, not at start: a large toolbox must not slow pi's start. */
 	private searchIndex: ToolSearch | undefined;
 
@@ -44,7 +46,7 @@ export class ToolCache {
 	forget(name: string): void {
 		this.compiled.delete(name);
 		this.runner.forget(name);
-		forgetValidator(name);
+		this.validators.forget(name);
 	}
 
 	/** After a change of `name`: the old code forgotten, the new (when known) kept, the search index in step. */
