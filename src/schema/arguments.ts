@@ -177,13 +177,3 @@ function invalidArguments(tool: string, schema: JsonSchema, args: unknown, error
 		hint: "Fix the arguments to match the parameters schema below and call again; the tool itself was not run.",
 	});
 }
-
-// Until the toolbox owns its ArgumentValidators (issue 14), the old free functions use one shared set.
-const shared = new ArgumentValidators();
-/** @deprecated Use an ArgumentValidators the caller owns. */
-export const validateArguments: ArgumentValidators["validate"] = (...args) => shared.validate(...args);
-/** @deprecated Use an ArgumentValidators the caller owns. */
-export const validateArgumentsWithin: ArgumentValidators["validateWithin"] = (...args) =>
-	shared.validateWithin(...args);
-/** @deprecated Use an ArgumentValidators the caller owns. */
-export const forgetValidator = (tool: string): void => shared.forget(tool);
