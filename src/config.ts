@@ -1,4 +1,5 @@
-// Every environment variable and setting of Agent Forge is read here, and only here.
+// Every environment variable and setting of pi's process is read here, once, into a ForgeConfig (its type is in
+// contract/config.ts) that the composition root passes down. The isolated runner's own processes read their own.
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
