@@ -3,6 +3,7 @@
 // forge must go live. Figures: caught, correctly located, size of the error text the model reads, repaired.
 // BENCH_VERBOSE=1 prints every error text; BENCH_ONLY=id[,id…] runs only those fixtures.
 import { join } from "node:path";
+import { loadConfig } from "../src/config.ts";
 import { MAX_ERROR_CHARS } from "../src/contract/error-format.ts";
 import type { ForgeError } from "../src/contract/forge-error.ts";
 import { toPiError } from "../src/pi/output.ts";
@@ -46,7 +47,7 @@ export function trueLines(c: RepairCase): [number, number] | undefined {
 	return c.mislocated?.shouldBe ?? c.expect.logicLines;
 }
 
-const errorText = (error: ForgeError, cwd: string) => toPiError(error, cwd).message;
+const errorText = (error: ForgeError, cwd: string) => toPiError(error, loadConfig(cwd).config).message;
 
 async function main(): Promise<void> {
 	const tmp = tempDir("repair-corpus");

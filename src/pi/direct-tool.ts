@@ -40,13 +40,13 @@ export async function runForgedTool(
 	const result = await toolbox.use(name, args, {
 		signal,
 		host: runHostFor(pi, ctx),
-		redact: (text) => modelRedaction(ctx.cwd).prose(text),
+		redact: (text) => modelRedaction(toolbox.config).prose(text),
 	});
 	if (!result.ok) {
 		const note = forge && raceNote(name, forge, toolbox.get(name)?.version, false);
 		throw toPiError(
 			note ? result.error.with({ notes: [note, ...(result.error.details.notes ?? [])] }) : result.error,
-			ctx.cwd,
+			toolbox.config,
 		);
 	}
 	const { content, details, truncated } = truncateOutput(result.value);

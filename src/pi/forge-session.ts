@@ -4,10 +4,10 @@ import { type ConfigProblem, loadConfig } from "../config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
+import { ToolboxWatcher } from "../store/watcher.ts";
 import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
-import { ToolboxWatcher } from "../store/watcher.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
@@ -51,9 +51,10 @@ export class ForgeSession {
 			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolbox;
+			const loaded = loadConfig(cwd);
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
-				const opened = await openToolbox(loadConfig(cwd), { verify: "background" });
+				const opened = await openToolbox(loaded, { verify: "background" });
 				this.configProblems = opened.problems;
 				opened.runner.warm();
 				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
@@ -71,7 +72,7 @@ export class ForgeSession {
 						},
 						{ cause: error },
 					),
-					cwd,
+					loaded.config,
 				);
 			}
 			box.onEvent((event) => {

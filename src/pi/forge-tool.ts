@@ -73,7 +73,7 @@ export function createForgeTool(session: ForgeSession) {
 				outcome = result.ok
 					? { ok: true, version: result.value.meta.version }
 					: { ok: false, phase: result.error.phase };
-				if (!result.ok) throw toPiError(result.error, ctx.cwd);
+				if (!result.ok) throw toPiError(result.error, toolbox.config);
 				const previous = result.value.backedUp ? await toolbox.readBackup(result.value.meta.name) : undefined;
 				// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
 				const similar = result.value.previous

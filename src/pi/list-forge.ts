@@ -6,7 +6,7 @@ import { type Static, Type } from "typebox";
 import { closeNames } from "../contract/did-you-mean.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { hashSource, parseMeta } from "../contract/tool-files.ts";
-import { redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { redactSecrets } from "../security/redact.ts";
 import type { Toolbox, ToolView } from "../toolbox/toolbox.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 import type { ForgeSession } from "./forge-session.ts";
@@ -72,7 +72,7 @@ export async function currentListing(
 async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
 	await toolbox.fresh(name);
 	const view = toolbox.view(name);
-	if (!view) throw toPiError(unknownToolError(name, toolbox), cwd);
+	if (!view) throw toPiError(unknownToolError(name, toolbox), toolbox.config);
 	const { source, metaText } = await toolbox.readTool(name);
 	const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
 	const file = toolbox.toolPath(name);
@@ -88,7 +88,7 @@ async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
 		edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash,
 		path,
 	};
-	const text = redactSecrets(formatToolDetail(detail, new Date()), sensitiveEnvValues(process.env));
+	const text = redactSecrets(formatToolDetail(detail, new Date()), toolbox.config.secretValues);
 	return {
 		content: [{ type: "text" as const, text }],
 		details: { name, version: view.entry.version, state: view.state },

@@ -1,11 +1,10 @@
 // The pi boundary for results: truncate output as pi's own tools do, and turn ForgeErrors into the throw pi expects.
 
-import { realpathSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import type { ForgeConfig } from "../contract/config.ts";
 import { formatForModel } from "../contract/error-format.ts";
 import type { ForgeError } from "../contract/forge-error.ts";
 import type { ContentBlock, ToolOutput } from "../run/result.ts";
-import { redactForModel, redactSecrets, sensitiveEnvValues } from "../security/redact.ts";
+import { redactForModel, redactSecrets } from "../security/redact.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead } from "./pi-exports.ts";
 
 export interface TruncatedOutput extends ToolOutput {
@@ -29,32 +28,27 @@ export function truncateOutput(output: ToolOutput): TruncatedOutput {
 	return { content, details: output.details, truncated: truncation.truncated };
 }
 
+/** What redaction needs of the configuration: the project, home and temp folders (real paths) and secret values. */
+export type RedactionConfig = Pick<ForgeConfig, "realCwd" | "homeDir" | "realTempDir" | "secretValues">;
+
 /**
  * pi sets isError when execute throws, and sends only `error.message`: so the message is the whole repair signal —
- * with secrets and host paths outside the project (`cwd`) redacted.
+ * with secrets and host paths outside the project redacted.
  */
-export function toPiError(error: ForgeError, cwd: string = process.cwd()): Error {
-	return new Error(formatForModel(error, { redact: modelRedaction(cwd) }));
+export function toPiError(error: ForgeError, config: RedactionConfig): Error {
+	return new Error(formatForModel(error, { redact: modelRedaction(config) }));
 }
 
 /** How text bound for the model is scrubbed: `prose` (messages, arguments, console output) and `code` (listings). */
-export function modelRedaction(cwd: string = process.cwd()): {
+export function modelRedaction(config: RedactionConfig): {
 	prose(text: string): string;
 	code(text: string): string;
 } {
 	const context = {
-		projectDir: realOrSelf(cwd),
-		homeDir: homedir(),
-		tempDir: realOrSelf(tmpdir()),
-		secretValues: sensitiveEnvValues(process.env),
+		projectDir: config.realCwd,
+		homeDir: config.homeDir,
+		tempDir: config.realTempDir,
+		secretValues: config.secretValues,
 	};
 	return { prose: (text) => redactForModel(text, context), code: (text) => redactSecrets(text, context.secretValues) };
-}
-
-function realOrSelf(path: string): string {
-	try {
-		return realpathSync.native(path);
-	} catch {
-		return path;
-	}
 }

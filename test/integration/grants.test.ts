@@ -207,7 +207,7 @@ describe("a refusal names the exact grant, and following it works from the next 
 			"in pi's TUI: /forge grant host-name read:/etc/hostname",
 		]);
 		// What the model reads: the capability exact (not shortened like the paths of the prose), no source listing.
-		const shown = formatForModel(error, { redact: modelRedaction(box.cwd) });
+		const shown = formatForModel(error, { redact: modelRedaction(box.toolbox.config) });
 		expect(shown).toContain("\n  agent-forge grant host-name read:/etc/hostname\n");
 		expect(shown).toContain("a permission to grant, not a fault in the code of 'host-name'");
 		expect(shown).not.toContain("Source of");

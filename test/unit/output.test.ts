@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_LINES } from "@mariozechner/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
 import { ForgeError } from "../../src/contract/forge-error.ts";
 import { toPiError, truncateOutput } from "../../src/pi/output.ts";
 
@@ -28,7 +29,10 @@ describe("truncateOutput", () => {
 
 describe("toPiError", () => {
 	it("puts the whole repair signal into the message pi sends", () => {
-		const error = toPiError(new ForgeError("runtime", "boom", { tool: "t", hint: "fix it" }));
+		const error = toPiError(
+			new ForgeError("runtime", "boom", { tool: "t", hint: "fix it" }),
+			loadConfig(process.cwd()).config,
+		);
 		expect(error.message).toContain("(phase: runtime)");
 		expect(error.message).toContain("Hint: fix it");
 	});
@@ -49,7 +53,7 @@ describe("toPiError redaction", () => {
 					location: { file: "forge-t.ts", line: 1, column: 11 },
 				},
 			);
-			const text = toPiError(error, "/work/project").message;
+			const text = toPiError(error, loadConfig("/work/project").config).message;
 			expect(text).not.toContain("very-secret-token-value-123");
 			expect(text).not.toContain("/home/someone/private");
 			expect(text).toContain("notes.txt");
