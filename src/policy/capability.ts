@@ -1,5 +1,5 @@
 // What a forged tool may ask pi's process for: the capabilities, their grant keys, and the safe environment.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../contract/hash.ts";
 import type { Capability, EnvChange } from "../run/isolated/parent/capability.ts";
 import { sanitizeForDisplay } from "./terminal-text.ts";
 
@@ -35,7 +35,7 @@ export function capabilityKey(c: Capability): string {
  * "sha256:<hex of the key>", so the secret is neither kept in the grants file nor shown, and the grant still matches.
  */
 export function digestKey(key: string): string {
-	return `sha256:${createHash("sha256").update(key).digest("hex")}`;
+	return `sha256:${sha256Hex(key)}`;
 }
 
 /** For a person, after "The tool wants to …": "read /etc/hosts", "run `git status`"; inert in a terminal. */
@@ -68,10 +68,7 @@ function oneLine(commandLine: string): string {
 function envSuffix(env: readonly EnvChange[] | undefined): string {
 	if (!env?.length) return "";
 	const sorted = [...env].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-	const digest = createHash("sha256")
-		.update(JSON.stringify(sorted.map((e) => [e.name, e.value])))
-		.digest("hex")
-		.slice(0, 12);
+	const digest = sha256Hex(JSON.stringify(sorted.map((e) => [e.name, e.value]))).slice(0, 12);
 	return ` env:${sorted.map((e) => e.name).join(",")}#${digest}`;
 }
 
