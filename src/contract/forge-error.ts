@@ -1,4 +1,5 @@
-// The one error type of Agent Forge, and the Result union the core returns instead of throwing.
+// The one error type of Agent Forge, its plain-data shape for every boundary (toData / fromData), and the Result
+// union the core returns instead of throwing.
 
 /** What failed. The model reads this first, so the names match the contract's phases. */
 export type ForgePhase =
