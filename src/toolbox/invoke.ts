@@ -18,6 +18,8 @@ export interface UseOptions {
 	host: RunHost;
 	/** Scrubs what the call printed to the console before it becomes output the model reads. */
 	redact?: (text: string) => string;
+	/** A shorter deadline for this call (what is left of a composing call's); never more than PI_FORGE_TIMEOUT_MS. */
+	timeoutMs?: number;
 }
 
 export interface UseSuccess extends ToolOutput {
@@ -75,7 +77,7 @@ export class Invoke {
 			},
 			params: validated.value,
 			cwd: box.config.cwd,
-			timeoutMs: box.config.timeoutMs,
+			timeoutMs: Math.min(options.timeoutMs ?? box.config.timeoutMs, box.config.timeoutMs),
 			signal: options.signal,
 			host: options.host,
 		});
