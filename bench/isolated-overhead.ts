@@ -5,9 +5,9 @@ import { spawn } from "node:child_process";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serialize } from "node:v8";
-import { hostBundle } from "../src/run/isolated/bundle.ts";
+import { hostBundle } from "../src/run/isolated/parent/bundle.ts";
 import type { IsolatedRunner } from "../src/run/isolated/parent/isolated-runner.ts";
-import { parseNodeVersion, permissionFlag } from "../src/run/isolated/node-flags.ts";
+import { parseNodeVersion, permissionFlag } from "../src/run/isolated/parent/node-flags.ts";
 import type { Toolbox } from "../src/toolbox/toolbox.ts";
 import {
 	benchHost,

@@ -5,7 +5,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../contract/error-format.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
-import { describeSandbox } from "../run/isolated/os-sandbox.ts";
+import { describeSandbox } from "../run/isolated/parent/os-sandbox.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
 import { parseVersion } from "../ui/version.ts";

@@ -1,7 +1,7 @@
 // Keeps pi's TUI in step with the toolbox: the widget above the editor and the Forge Tier in the status bar.
 // Does nothing without a UI (print and json modes).
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { SandboxStatus } from "../run/isolated/os-sandbox.ts";
+import type { SandboxStatus } from "../run/isolated/parent/os-sandbox.ts";
 import type { Toolbox, ToolboxEvent } from "../toolbox/toolbox.ts";
 import { statusText } from "../ui/tiers.ts";
 import { type LastAction, widgetLines } from "../ui/widget.ts";

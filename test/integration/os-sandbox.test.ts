@@ -14,7 +14,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { bwrapArgs, describeSandbox, detectSandbox, sandboxed } from "../../src/run/isolated/os-sandbox.ts";
+import { bwrapArgs, describeSandbox, detectSandbox, sandboxed } from "../../src/run/isolated/parent/os-sandbox.ts";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host as noUI, toolRequest } from "../helpers/toolbox-fixture.ts";
 

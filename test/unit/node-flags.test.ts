@@ -5,7 +5,7 @@ import {
 	parseNodeVersion,
 	permissionFlag,
 	permissionFlags,
-} from "../../src/run/isolated/node-flags.ts";
+} from "../../src/run/isolated/parent/node-flags.ts";
 
 describe("the permission flag for each Node", () => {
 	it.each([

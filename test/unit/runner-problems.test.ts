@@ -1,6 +1,6 @@
 // Why the runner could not start, told as a cause and a remedy, never as a fault of the tool.
 import { describe, expect, it } from "vitest";
-import { diagnoseStart, runnerStartError } from "../../src/run/isolated/runner-problems.ts";
+import { diagnoseStart, runnerStartError } from "../../src/run/isolated/parent/runner-problems.ts";
 
 const node = { path: "/usr/bin/node", version: "v24.21.0" };
 const runtimeDir = "/home/u/.pi/agent/forge/runtime";

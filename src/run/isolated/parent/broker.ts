@@ -7,11 +7,11 @@ import type { ChildProcess } from "node:child_process";
 import { isAbsolute } from "node:path";
 import type { ForgeErrorData } from "../../../contract/forge-error.ts";
 import { FS_OPS } from "../fs-ops.ts";
-import type { SandboxStatus } from "../os-sandbox.ts";
 import type { BrokerReply, BrokerRequest, ExecResult, FsRequest } from "../protocol.ts";
 import { capabilitiesOf, changesNothing } from "./capabilities.ts";
 import type { Capability } from "./capability.ts";
 import { type BrokerOperations, nodeOperations } from "./operations.ts";
+import type { SandboxStatus } from "./os-sandbox.ts";
 import type { GateCall, PolicyGate } from "./policy-gate.ts";
 
 export interface BrokerSettings {

@@ -1,8 +1,8 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
 // its time bounded, its whole process group killed when the call ends.
 import { type ChildProcess, spawn } from "node:child_process";
-import { type SandboxStatus, sandboxed } from "../os-sandbox.ts";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
+import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 
 const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
 

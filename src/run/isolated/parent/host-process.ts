@@ -3,10 +3,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { dirname } from "node:path";
-import type { HostBundle } from "../bundle.ts";
-import { parseNodeVersion, permissionFlags } from "../node-flags.ts";
-import { type SandboxStatus, sandboxed } from "../os-sandbox.ts";
 import type { FromHost, ToHost } from "../protocol.ts";
+import type { HostBundle } from "./bundle.ts";
+import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
+import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
 
 export interface HostSpawnOptions {

@@ -3,11 +3,11 @@
 // retired when a stop is not done within the grace period or the host asks to be recycled.
 import type { ForgeConfig } from "../../../contract/config.ts";
 import { locateTypebox } from "../../typebox.ts";
-import { hostBundle } from "../bundle.ts";
-import { nodeVersionOf } from "../node-flags.ts";
-import { detectSandbox, type SandboxStatus } from "../os-sandbox.ts";
 import type { FromHost } from "../protocol.ts";
+import { hostBundle } from "./bundle.ts";
 import { HostProcess } from "./host-process.ts";
+import { nodeVersionOf } from "./node-flags.ts";
+import { detectSandbox, type SandboxStatus } from "./os-sandbox.ts";
 
 /** How long a stopped worker may take to go before the whole host is killed. */
 export const STOP_GRACE_MS = 250;

@@ -2,23 +2,22 @@
 // tool, with a deadline (a synchronous loop included), a heap cap and capped output. What a tool may not do itself
 // is put to the policy gate and done by the broker here, in pi's process. A tool granted "inline" runs in pi's
 // process instead. This file wires the parts: the call table, the host supervisor, the broker and the gate.
-import type { ChildProcess } from "node:child_process";
 import type { ForgeConfig } from "../../../contract/config.ts";
 import { fail, fromData, ok, type Result } from "../../../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../../contract/module-shape.ts";
 import { InlineRunner } from "../../inline-runner.ts";
 import type { Runner, RunOutcome, RunRequest } from "../../runner.ts";
-import type { SandboxStatus } from "../os-sandbox.ts";
 import { type BrokerReply, type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER } from "../protocol.ts";
-import { runnerStartError } from "../runner-problems.ts";
 import { readWirePreflight, readWireResult } from "../wire.ts";
 import { Broker, type BrokerCall, CALL_OVER } from "./broker.ts";
 import { CallTable, type PendingCall } from "./call-table.ts";
 import { readFromHost } from "./host-messages.ts";
 import type { HostProcess } from "./host-process.ts";
 import { HostSupervisor, STOP_GRACE_MS } from "./host-supervisor.ts";
+import type { SandboxStatus } from "./os-sandbox.ts";
 import { real } from "./paths.ts";
 import type { PolicyGate } from "./policy-gate.ts";
+import { runnerStartError } from "./runner-problems.ts";
 import { hostExitError, preflightFailure, shutdownError } from "./wire-errors.ts";
 
 export { STOP_GRACE_MS } from "./host-supervisor.ts";
@@ -263,7 +262,7 @@ export class IsolatedRunner implements Runner {
 			version: this.versions.get(entry.hash),
 			host: entry.host,
 			pause: () => this.calls.pause(entry),
-			children: entry.children ?? new Set<ChildProcess>(),
+			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
 			refused: (grants: string[]) => entry.grants.push(...grants),
 		};

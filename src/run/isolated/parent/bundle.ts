@@ -14,9 +14,9 @@ export interface HostBundle {
 }
 
 const ENTRY_POINTS = {
-	"host-main": fileURLToPath(new URL("./host/host-main.ts", import.meta.url)),
-	"tool-worker": fileURLToPath(new URL("./worker/tool-worker.ts", import.meta.url)),
-	"preflight-worker": fileURLToPath(new URL("./worker/preflight-worker.ts", import.meta.url)),
+	"host-main": fileURLToPath(new URL("../host/host-main.ts", import.meta.url)),
+	"tool-worker": fileURLToPath(new URL("../worker/tool-worker.ts", import.meta.url)),
+	"preflight-worker": fileURLToPath(new URL("../worker/preflight-worker.ts", import.meta.url)),
 };
 
 const pending = new Map<string, Promise<HostBundle>>();

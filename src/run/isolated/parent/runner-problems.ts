@@ -1,8 +1,8 @@
 // Why the isolated runner could not start, said for the model and the person: the cause in one line and what the
 // user can do about it. None of these is the fault of the tool being forged or called, so the error's phase is
 // "runner": the tool's code is not shown and the failure does not count against the tool.
-import { ForgeError } from "../../contract/forge-error.ts";
-import { PREFLIGHT_WORKER } from "./protocol.ts";
+import { ForgeError } from "../../../contract/forge-error.ts";
+import { PREFLIGHT_WORKER } from "../protocol.ts";
 
 export interface StartFailure {
 	/** The error the start ended with (a spawn error, a failed write, or the host's exit before it was ready). */
