@@ -50,6 +50,7 @@ export class ToolboxContext {
 	readonly cache: ToolCache;
 	/** Opened with `readOnly`: nothing is ever written into the toolbox folder. */
 	readOnly = false;
+	/** Being closed: re-checks not started yet are dropped, no new comparison starts. */
 	closing = false;
 	private readonly listeners = new Set<(event: ToolboxEvent) => void>();
 	private writes: Promise<unknown> = Promise.resolve();
@@ -64,7 +65,7 @@ export class ToolboxContext {
 		this.health = stores.health;
 		this.history = stores.history;
 		this.registry = new RegistryKeeper(stores.store);
-		this.cache = new ToolCache(runner, stores.compileCache, this.registry, () => !this.readOnly);
+		this.cache = new ToolCache(runner, stores, this.registry, () => !this.readOnly);
 	}
 
 	onEvent(listener: (event: ToolboxEvent) => void): () => void {

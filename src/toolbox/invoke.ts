@@ -54,7 +54,7 @@ export class Invoke {
 				checkBoundMs(box.config),
 			);
 			if (!validated.ok) return validated;
-			compiled = await box.cache.compiledTool(entry, box.store);
+			compiled = await box.cache.compiledTool(entry);
 			if (compiled !== "changed") break;
 			if (attempt === 2 || box.readOnly)
 				return fail(changedOnDisk(entry.name, await box.store.readSource(entry.name)));
@@ -114,7 +114,7 @@ export class Invoke {
 		const meta = metaText === undefined ? undefined : parseMeta(metaText, name);
 		if (!meta?.ok)
 			return fail(meta?.error ?? new ForgeError("load", `forge-${name}.json is missing.`, { tool: name }));
-		const compiled = await box.cache.compiledTool(entry, box.store);
+		const compiled = await box.cache.compiledTool(entry);
 		if (compiled === "changed") return fail(changedOnDisk(name, await box.store.readSource(name)));
 		if (!compiled.ok) return compiled;
 		const verdicts = await this.tests.run(this.tests.testCopy(name, entry.hash, compiled.value.code), meta.value);

@@ -28,7 +28,8 @@ export class ToolCache {
 
 	constructor(
 		private readonly runner: Pick<Runner, "forget">,
-		private readonly disk: CompileCache,
+		/** The tools' sources, and their compiled code on disk. */
+		private readonly stores: { store: Pick<ToolboxStore, "readSource">; compileCache: CompileCache },
 		private readonly registry: RegistryKeeper,
 		/** A read-only toolbox writes no compiled code to disk. */
 		private readonly writable: () => boolean,
@@ -70,19 +71,22 @@ export class ToolCache {
 
 	/** Writes compiled code (and the shape its preflight found) to the disk cache, unless read-only. */
 	async store(hash: string, code: CompiledCode, shape?: ModuleShape): Promise<void> {
-		if (this.writable()) await this.disk.put(hash, code, shape);
+		if (this.writable()) await this.stores.compileCache.put(hash, code, shape);
 	}
 
 	/** Compiled code already known to pass the checks, with its shape, by source hash. */
 	checked(hash: string): Promise<{ code: CompiledCode; shape?: ModuleShape } | undefined> {
-		return this.disk.getChecked(hash);
+		return this.stores.compileCache.getChecked(hash);
 	}
 
 	/** The compiled code of a tool: from memory, the disk cache, else compiled now (and checked again); "changed" when the file is not the one checked. */
-	async compiledTool(entry: RegistryEntry, store: ToolboxStore): Promise<Result<CompiledTool> | "changed"> {
+	async compiledTool(entry: RegistryEntry): Promise<Result<CompiledTool> | "changed"> {
 		const cached = this.compiled.get(entry.name);
 		if (cached?.hash === entry.hash) return ok(cached);
-		const [source, fromDisk] = await Promise.all([store.readSource(entry.name), this.disk.get(entry.hash)]);
+		const [source, fromDisk] = await Promise.all([
+			this.stores.store.readSource(entry.name),
+			this.stores.compileCache.get(entry.hash),
+		]);
 		if (source !== undefined && fromDisk && hashSource(source) === entry.hash) {
 			const compiled = { hash: entry.hash, source, code: fromDisk };
 			this.compiled.set(entry.name, compiled);
