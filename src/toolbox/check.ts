@@ -29,13 +29,13 @@ export interface CheckParts {
 
 const CHECK_CONCURRENCY = 8;
 
-export async function checkToolbox(toolbox: CheckParts, names?: string[]): Promise<ToolVerdict[]> {
-	const onDisk = [...(await toolbox.store.listStamps()).keys()].sort();
+export async function checkToolbox(parts: CheckParts, names?: string[]): Promise<ToolVerdict[]> {
+	const onDisk = [...(await parts.store.listStamps()).keys()].sort();
 	const wanted = names?.length ? onDisk.filter((name) => names.includes(name)) : onDisk;
 	const verdicts: ToolVerdict[] = new Array(wanted.length);
 	let next = 0;
 	const worker = async () => {
-		for (let i = next++; i < wanted.length; i = next++) verdicts[i] = await checkTool(toolbox, wanted[i]);
+		for (let i = next++; i < wanted.length; i = next++) verdicts[i] = await checkTool(parts, wanted[i]);
 	};
 	await Promise.all(Array.from({ length: CHECK_CONCURRENCY }, worker));
 	for (const name of names ?? []) {
@@ -49,8 +49,8 @@ export async function checkToolbox(toolbox: CheckParts, names?: string[]): Promi
 	return verdicts;
 }
 
-async function checkTool(toolbox: CheckParts, name: string): Promise<ToolVerdict> {
-	const { source, metaText, meta } = await toolbox.store.readTool(name);
+async function checkTool(parts: CheckParts, name: string): Promise<ToolVerdict> {
+	const { source, metaText, meta } = await parts.store.readTool(name);
 	const broken = (error: ForgeError, extra: Partial<ToolVerdict> = {}): ToolVerdict => ({
 		name,
 		ok: false,
@@ -61,7 +61,7 @@ async function checkTool(toolbox: CheckParts, name: string): Promise<ToolVerdict
 	if (metaText === undefined || !meta) return broken(new ForgeError("load", `${jsonFileOf(name)} is missing.`));
 	if (!meta.ok) return broken(meta.error);
 	const edited = meta.value.hash !== hashSource(source);
-	const verified = await verifyToolFile(name, toolbox.store.tsPath(name), source, toolbox.preflight);
+	const verified = await verifyToolFile(name, parts.store.tsPath(name), source, parts.preflight);
 	if (!verified.ok) return broken(verified.error, { version: meta.value.version, edited });
 	const tests = meta.value.tests ?? [];
 	if (tests.length === 0) return { name, ok: true, version: meta.value.version, edited };
@@ -71,7 +71,7 @@ async function checkTool(toolbox: CheckParts, name: string): Promise<ToolVerdict
 		hash: hashSource(source),
 		parameters: JSON.parse(JSON.stringify(verified.value.shape.parameters)) as Record<string, unknown>,
 	};
-	const verdicts = await toolbox.runTests(verified.value.transpiled.cjs, candidate);
+	const verdicts = await parts.runTests(verified.value.transpiled.cjs, candidate);
 	const failure = testFailure(verdicts, name, source);
 	if (failure) {
 		const failed = verdicts.filter((v) => !v.pass).length;
