@@ -4,6 +4,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import { createPositionMapper, type PositionMapper } from "../contract/source-map.ts";
 import { ConsoleBuffer, createCapturingConsole } from "./console-capture.ts";
+import { inlineCallerOperations } from "./inline-caller-operations.ts";
 import { preflightLoad } from "./jiti-preflight.ts";
 import { coreLibraryRequire, evaluateModule } from "./module-loader.ts";
 import { normaliseResult } from "./result.ts";
@@ -70,10 +71,11 @@ export class InlineRunner implements Runner {
 		if (request.signal?.aborted) abortFromCaller();
 
 		const output = new ConsoleBuffer();
+		const pi = withUseTool(request, controller.signal);
 		let value: unknown;
 		try {
 			value = await Promise.race([
-				this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, request.host.pi, ctx))),
+				this.calls.run(output, () => Promise.resolve().then(() => execute(request.params, pi, ctx))),
 				stopped,
 			]);
 		} catch (error) {
@@ -125,4 +127,19 @@ export class InlineRunner implements Runner {
 	async dispose(): Promise<void> {
 		this.loaded.clear();
 	}
+}
+
+/**
+ * The `pi` an inline tool gets: pi's own, with `useTool` when the host offers it (the tools it calls act with pi's
+ * access, as an inline tool does).
+ */
+function withUseTool(request: RunRequest, signal: AbortSignal): unknown {
+	const { pi, useTool } = request.host;
+	if (!useTool || typeof pi !== "object" || pi === null) return pi;
+	const deadline = Date.now() + request.timeoutMs;
+	const call = (name: unknown, args: unknown = {}) =>
+		useTool.call(request.host, name, args, { ops: inlineCallerOperations, signal, deadline });
+	return new Proxy(pi, {
+		get: (target, key, receiver) => (key === "useTool" ? call : Reflect.get(target, key, receiver)),
+	});
 }

@@ -2,21 +2,26 @@
 
 export type ContentBlock = { type: "text"; text: string } | { type: "image"; data: string; mimeType: string };
 
+/** What kind of value `execute` returned: a caller through `pi.useTool` gets it back as that kind (see pi/compose.ts). */
+export type Returned = "text" | "json" | "none" | "result";
+
 export interface ToolOutput {
 	content: ContentBlock[];
 	details?: unknown;
+	returned?: Returned;
 }
 
 export const NO_VALUE_TEXT = "(the tool returned no value)";
 
 export function normaliseResult(value: unknown): ToolOutput {
-	if (value === undefined || value === null) return { content: [{ type: "text", text: NO_VALUE_TEXT }] };
-	if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+	if (value === undefined || value === null)
+		return { content: [{ type: "text", text: NO_VALUE_TEXT }], returned: "none" };
+	if (typeof value === "string") return { content: [{ type: "text", text: value }], returned: "text" };
 	if (isToolResult(value)) {
 		const content = value.content.length > 0 ? value.content : [{ type: "text" as const, text: NO_VALUE_TEXT }];
-		return { content, ...(value.details !== undefined ? { details: value.details } : {}) };
+		return { content, ...(value.details !== undefined ? { details: value.details } : {}), returned: "result" };
 	}
-	return { content: [{ type: "text", text: stringify(value) }] };
+	return { content: [{ type: "text", text: stringify(value) }], returned: "json" };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The runner interface: every forged-tool call goes through one. The inline runner is one implementation; isolated runners plug in here.
 import type { Result } from "../contract/forge-error.ts";
 import type { PreflightLoader } from "../contract/module-shape.ts";
+import type { CallerOperations } from "../contract/tool-calls.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import type { ToolOutput } from "./result.ts";
 
@@ -49,6 +50,21 @@ export interface RunHost {
 	notify(message: string, level?: "info" | "warning" | "error"): void;
 	/** Asks the person to pick one option (only with a UI); undefined when dismissed. */
 	select?(title: string, options: string[]): Promise<string | undefined>;
+	/**
+	 * `pi.useTool(name, args)` of the tool this host runs: another forged tool or one of pi's built-ins, resolving to
+	 * what it returned. Without it, `pi.useTool` is refused.
+	 */
+	useTool?(name: unknown, args: unknown, caller: NestedCaller): Promise<unknown>;
+}
+
+/** What the runner knows of the call that asks for another tool: its operations, its signal and its deadline. */
+export interface NestedCaller {
+	/** File and command operations that act as the calling tool (its policy decides). */
+	ops: CallerOperations;
+	/** Aborted when the calling call is cancelled or over. */
+	signal: AbortSignal;
+	/** When the calling call times out (ms since the epoch): a nested call gets what is left of it. */
+	deadline: number;
 }
 
 /**

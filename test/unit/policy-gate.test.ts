@@ -143,3 +143,53 @@ describe("the broker over its operations", () => {
 		expect(await allowing.handle({ kind: "env", name: "toString" }, call)).toEqual({ ok: true, value: undefined });
 	});
 });
+
+describe("pi.useTool through the broker", () => {
+	const operations: BrokerOperations = {
+		fs: async (request) => (request.action === "readFile" ? "text of the file" : undefined),
+		exec: async () => ({ stdout: "out\n", stderr: "", status: 0, signal: null }),
+		fetch: async () => ({ status: 200, statusText: "OK", headers: [], url: "" }),
+		realpath: async (path) => path,
+		isFolder: async () => false,
+	};
+	const call = (useTool?: BrokerCall["useTool"]): BrokerCall => ({
+		tool: "caller",
+		hash: "h",
+		pause: () => () => undefined,
+		children: new Set(),
+		alive: () => true,
+		...(useTool ? { useTool } : {}),
+	});
+
+	it("hands back what the called tool returned, and the caller's operations go through the caller's gate", async () => {
+		const { gate } = await gateFor("strict");
+		const broker = new Broker({ gate, projectDir: dir, tempDir: "/tmp", env: {}, commandEnv: {}, operations });
+		const inside = await broker.handle(
+			{ kind: "use", name: "read", args: {} },
+			call(async (_name, _args, ops) => ops.readText(join(dir, "a.txt"))),
+		);
+		expect(inside).toEqual({ ok: true, value: "text of the file" });
+		const outside = await broker.handle(
+			{ kind: "use", name: "bash", args: {} },
+			call(async (_name, _args, ops) => ops.shell("ls", dir, { onData: () => undefined })),
+		);
+		expect(outside.ok).toBe(false);
+		expect(!outside.ok && outside.error.phase).toBe("permission");
+		expect(!outside.ok && outside.error.message).toContain("'caller' may not run `ls`");
+	});
+
+	it("says so where pi.useTool is not offered", async () => {
+		const broker = new Broker({
+			gate: (await gateFor("prompt")).gate,
+			projectDir: dir,
+			tempDir: "/tmp",
+			env: {},
+			commandEnv: {},
+			operations,
+		});
+		expect(await broker.handle({ kind: "use", name: "x", args: {} }, call())).toEqual({
+			ok: false,
+			error: { phase: "runtime", message: "pi.useTool is not available here." },
+		});
+	});
+});

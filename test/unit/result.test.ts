@@ -11,8 +11,17 @@ const textOf = (value: unknown) => {
 
 describe("normaliseResult", () => {
 	it("passes a string through as one text block", () => {
-		expect(normaliseResult("hello")).toEqual({ content: [{ type: "text", text: "hello" }] });
+		expect(normaliseResult("hello")).toEqual({ content: [{ type: "text", text: "hello" }], returned: "text" });
 		expect(textOf("")).toBe("");
+	});
+
+	it("says what kind of value was returned (a caller through pi.useTool gets that kind back)", () => {
+		expect([undefined, "s", 1, { content: [] }].map((value) => normaliseResult(value).returned)).toEqual([
+			"none",
+			"text",
+			"json",
+			"result",
+		]);
 	});
 
 	it("says so when the tool returned nothing", () => {
@@ -36,9 +45,14 @@ describe("normaliseResult", () => {
 			{ type: "text", text: "done" },
 			{ type: "image", data: "iVBORw0", mimeType: "image/png" },
 		];
-		expect(normaliseResult({ content, details: { n: 1 } })).toEqual({ content, details: { n: 1 } });
+		expect(normaliseResult({ content, details: { n: 1 } })).toEqual({
+			content,
+			details: { n: 1 },
+			returned: "result",
+		});
 		expect(normaliseResult({ content: [{ type: "text", text: "x" }] })).toEqual({
 			content: [{ type: "text", text: "x" }],
+			returned: "result",
 		});
 	});
 

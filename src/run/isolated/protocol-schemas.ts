@@ -59,12 +59,16 @@ export const NetRequestSchema = Type.Object({
 	body: Type.Optional(Type.String()),
 });
 
+/** `pi.useTool(name, args)`: another forged tool or one of pi's built-ins, run for the calling tool by pi's process. */
+export const UseRequestSchema = Type.Object({ kind: Type.Literal("use"), name: Type.String(), args: Type.Unknown() });
+
 export const BrokerRequestSchema = Type.Union([
 	FsRequestSchema,
 	ExecRequestSchema,
 	EnvRequestSchema,
 	InlineRequestSchema,
 	NetRequestSchema,
+	UseRequestSchema,
 ]);
 
 export const NetResultSchema = Type.Object({

@@ -24,6 +24,7 @@ import type {
 	PreflightJobSchema,
 	ToHostSchema,
 	ToWorkerSchema,
+	UseRequestSchema,
 } from "./protocol-schemas.ts";
 
 export type Limits = Static<typeof LimitsSchema>;
@@ -34,6 +35,7 @@ export type EnvRequest = Static<typeof EnvRequestSchema>;
 export type InlineRequest = Static<typeof InlineRequestSchema>;
 export type NetRequest = Static<typeof NetRequestSchema>;
 export type NetResult = Static<typeof NetResultSchema>;
+export type UseRequest = Static<typeof UseRequestSchema>;
 export type BrokerRequest = Static<typeof BrokerRequestSchema>;
 export type BrokerReply = Static<typeof BrokerReplySchema>;
 export type ExecResult = Static<typeof ExecResultSchema>;

@@ -4,7 +4,7 @@
 // cloned data"). The runner host checks what it relays with `plainData`: a worker may post anything at all.
 import type { ErrorOrigin, ForgeErrorData, ForgePhase, SourceLocation } from "../../contract/forge-error.ts";
 import type { ModuleShape } from "../../contract/module-shape.ts";
-import type { ContentBlock, ToolOutput } from "../result.ts";
+import type { ContentBlock, Returned, ToolOutput } from "../result.ts";
 
 /** Nesting below this becomes a marker (worker) or is refused (pi). */
 export const MAX_JSON_DEPTH = 64;
@@ -185,8 +185,11 @@ function readOutput(raw: unknown): ToolOutput | undefined {
 			content.push({ type: "image", data: block.data, mimeType: block.mimeType });
 		else return undefined;
 	}
-	return raw.details === undefined ? { content } : { content, details: raw.details };
+	const returned = RETURNED.has(raw.returned) ? { returned: raw.returned as Returned } : {};
+	return raw.details === undefined ? { content, ...returned } : { content, details: raw.details, ...returned };
 }
+
+const RETURNED: ReadonlySet<unknown> = new Set<Returned>(["text", "json", "none", "result"]);
 
 function parseBounded(json: unknown): { ok: true; value: unknown } | { ok: false; error: ForgeErrorData } {
 	if (typeof json !== "string") return { ok: false, error: malformed("it is not JSON text") };

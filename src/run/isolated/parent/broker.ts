@@ -5,9 +5,11 @@
 
 import type { ChildProcess } from "node:child_process";
 import { isAbsolute } from "node:path";
-import type { ForgeErrorData } from "../../../contract/forge-error.ts";
+import { ForgeError, type ForgeErrorData } from "../../../contract/forge-error.ts";
+import type { CallerOperations } from "../../../contract/tool-calls.ts";
 import { FS_OPS } from "../fs-ops.ts";
-import type { BrokerReply, BrokerRequest, ExecResult, FsRequest } from "../protocol.ts";
+import type { BrokerReply, BrokerRequest, ExecResult, FsRequest, UseRequest } from "../protocol.ts";
+import { createCallerOperations } from "./caller-operations.ts";
 import { capabilitiesOf, changesNothing } from "./capabilities.ts";
 import type { Capability } from "./capability.ts";
 import { type BrokerOperations, nodeOperations } from "./operations.ts";
@@ -35,6 +37,8 @@ export interface BrokerCall extends GateCall {
 	children: Set<ChildProcess>;
 	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
 	alive(): boolean;
+	/** `pi.useTool` of the call's tool, run by pi's wiring with `ops` acting as the caller; absent where there is none. */
+	useTool?(name: string, args: unknown, ops: CallerOperations): Promise<unknown>;
 }
 
 /** The reply to a request whose call has ended. */
@@ -58,6 +62,7 @@ export class Broker {
 	}
 
 	async handle(request: BrokerRequest, call: BrokerCall): Promise<BrokerReply> {
+		if (request.kind === "use") return this.use(request, call);
 		try {
 			const capabilities = await this.capabilitiesOf(request);
 			const unreadable = capabilities.find(
@@ -102,6 +107,35 @@ export class Broker {
 			if (!call.alive()) return { ok: false, error: CALL_OVER };
 			if (request.kind !== "fs") return { ok: true, value: await this.perform(request, call) };
 			return await this.performChecked(request, capabilities, call);
+		} catch (error) {
+			return { ok: false, error: fromError(error) };
+		}
+	}
+
+	/**
+	 * `pi.useTool`: no capability of its own. The tool it calls runs under its own grants; a built-in's file and
+	 * command operations are this call's own requests, decided as the caller's (createCallerOperations).
+	 */
+	private async use(request: UseRequest, call: BrokerCall): Promise<BrokerReply> {
+		if (!call.useTool)
+			return { ok: false, error: { phase: "runtime", message: "pi.useTool is not available here." } };
+		const ops = createCallerOperations({
+			request: (asked) => this.handle(asked, call),
+			mayWrite: (path) => this.mayWrite(path, call),
+		});
+		try {
+			return { ok: true, value: await call.useTool(request.name, request.args, ops) };
+		} catch (error) {
+			return { ok: false, error: useError(error) };
+		}
+	}
+
+	/** Whether the call's tool may write `path` (real path, as a write would be checked), doing nothing. */
+	private async mayWrite(path: string, call: BrokerCall): Promise<BrokerReply> {
+		try {
+			const [capability] = await this.capabilitiesOf({ kind: "fs", action: "writeFile", args: [path] });
+			const refusal = await this.settings.gate.authorise(capability!, call);
+			return refusal ? { ok: false, error: refusal } : { ok: true, value: undefined };
 		} catch (error) {
 			return { ok: false, error: fromError(error) };
 		}
@@ -162,6 +196,8 @@ export class Broker {
 				return undefined;
 			case "net":
 				return operations.fetch(request, () => call.alive());
+			case "use":
+				return undefined;
 		}
 	}
 }
@@ -170,4 +206,14 @@ function fromError(error: unknown): ForgeErrorData {
 	const code = (error as NodeJS.ErrnoException)?.code;
 	const message = error instanceof Error ? error.message : String(error);
 	return { phase: "runtime", message, ...(code ? { code } : {}) };
+}
+
+/** A failed `pi.useTool` as the caller's tool will catch it: a refusal stays a refusal (a PermissionError there). */
+function useError(error: unknown): ForgeErrorData {
+	if (error instanceof ForgeError) {
+		const { code } = error.details;
+		return { phase: error.phase, message: error.message, ...(code === undefined ? {} : { code }) };
+	}
+	const data = fromError(error);
+	return (error as { name?: unknown })?.name === "PermissionError" ? { ...data, phase: "permission" } : data;
 }

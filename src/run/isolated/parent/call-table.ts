@@ -22,6 +22,10 @@ export interface PendingCall {
 	printed: ConsoleBuffer;
 	/** The commands that grant what the gate refused during the call (made in pi's process, not by the tool). */
 	grants: string[];
+	/** Aborted when the call ends, however it ends (a tool it called through pi.useTool stops with it). */
+	ended: AbortSignal;
+	/** When the call's deadline passes (ms since the epoch, as first armed): what a nested call may use of it. */
+	deadline: number;
 	finish(result: Result<unknown>): void;
 }
 
@@ -55,6 +59,7 @@ export class CallTable {
 		const callId = this.nextId++;
 		const { tool, signal } = spec;
 		return new Promise<Result<unknown>>((resolve) => {
+			const ended = new AbortController();
 			const entry: Entry = {
 				callId,
 				tool,
@@ -67,9 +72,12 @@ export class CallTable {
 				process: spec.process,
 				printed: new ConsoleBuffer(),
 				grants: [],
+				ended: ended.signal,
+				deadline: Date.now() + spec.timeoutMs,
 				finish: (result) => {
 					if (!this.entries.has(callId)) return;
 					this.entries.delete(callId);
+					ended.abort();
 					clearTimeout(entry.timer);
 					signal?.removeEventListener("abort", onAbort);
 					for (const child of entry.children) killGroup(child);

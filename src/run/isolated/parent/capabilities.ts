@@ -71,6 +71,9 @@ export async function capabilitiesOf(request: BrokerRequest, context: Capability
 			return [{ kind: "inline" }];
 		case "net":
 			return [{ kind: "net", host: netHost(request.url) }];
+		case "use":
+			// No capability of its own: what the tool it calls does for it is brokered, and decided, one request at a time.
+			return [];
 	}
 }
 

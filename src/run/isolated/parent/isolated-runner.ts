@@ -5,6 +5,7 @@
 import type { ForgeConfig } from "../../../contract/config.ts";
 import { fail, fromData, ok, type Result } from "../../../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../../../contract/module-shape.ts";
+import type { CallerOperations } from "../../../contract/tool-calls.ts";
 import { InlineRunner } from "../../inline-runner.ts";
 import type { Runner, RunOutcome, RunRequest } from "../../runner.ts";
 import { type BrokerReply, type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER } from "../protocol.ts";
@@ -19,8 +20,6 @@ import { real } from "./paths.ts";
 import type { PolicyGate } from "./policy-gate.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { hostExitError, preflightFailure, shutdownError } from "./wire-errors.ts";
-
-export { STOP_GRACE_MS } from "./host-supervisor.ts";
 
 export interface IsolatedRunnerOptions {
 	config: ForgeConfig;
@@ -256,6 +255,7 @@ export class IsolatedRunner implements Runner {
 
 	/** A request outside any call (a module's top-level code) belongs to a running call of its tool: its deadline, its grants. */
 	private brokerCall(entry: PendingCall): BrokerCall {
+		const useTool = entry.host?.useTool?.bind(entry.host);
 		return {
 			tool: entry.tool,
 			hash: entry.hash,
@@ -265,6 +265,12 @@ export class IsolatedRunner implements Runner {
 			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
 			refused: (grants: string[]) => entry.grants.push(...grants),
+			...(useTool
+				? {
+						useTool: (name: string, args: unknown, ops: CallerOperations) =>
+							useTool(name, args, { ops, signal: entry.ended, deadline: entry.deadline }),
+					}
+				: {}),
 		};
 	}
 

@@ -4,6 +4,7 @@ import type { ContentBlock, ToolOutput } from "../../result.ts";
 import { toJsonValue, toWireJson } from "../wire.ts";
 
 export function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
+	const returned = output.returned === undefined ? {} : { returned: output.returned };
 	let budget = maxBytes;
 	const kb = (bytes: number) => Math.round(bytes / 1024);
 	// Index loops, not Array.prototype.map: the tool's code may have replaced it in this worker.
@@ -32,7 +33,7 @@ export function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 		budget = 0;
 		content[i] = { type: "text", text: `${kept}\n[output cut at ${kb(maxBytes)} KB of ${kb(bytes)} KB]` };
 	}
-	if (output.details === undefined) return { content };
+	if (output.details === undefined) return { content, ...returned };
 	// Details as JSON sees them (functions, symbols, ports and modules are nothing to JSON), bounded in depth.
 	const details = toJsonValue(output.details);
 	const detailBytes = Buffer.byteLength(toWireJson(details));
@@ -41,7 +42,7 @@ export function capOutput(output: ToolOutput, maxBytes: number): ToolOutput {
 			type: "text",
 			text: `[details of ${kb(detailBytes)} KB were left out: the output is capped at ${kb(maxBytes)} KB]`,
 		};
-		return { content };
+		return { content, ...returned };
 	}
-	return details === undefined ? { content } : { content, details };
+	return details === undefined ? { content, ...returned } : { content, details, ...returned };
 }

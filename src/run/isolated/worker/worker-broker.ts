@@ -150,5 +150,7 @@ function describeRequest(request: BrokerRequest): string {
 			return `use pi.${request.member}`;
 		case "net":
 			return `fetch ${request.url.slice(0, 200)}`;
+		case "use":
+			return `call pi.useTool(${JSON.stringify(request.name.slice(0, 200))})`;
 	}
 }

@@ -1,5 +1,6 @@
 // `process.env` and `pi` in the isolated runner: the safe variables are there; any other is asked of pi's process
-// (policy, prompt, audit) the first time a call reads it. `pi` offers `exec`; the rest of the ExtensionAPI needs the inline grant.
+// (policy, prompt, audit) the first time a call reads it. `pi` offers `exec` and `useTool`; the rest of the ExtensionAPI needs
+// the inline grant.
 import type { ExecResult } from "../../protocol.ts";
 import { type Brokered, currentCall } from "../worker-broker.ts";
 
@@ -52,6 +53,10 @@ export function createPiFacade(broker: Brokered): unknown {
 				code: result.status ?? 1,
 				killed: result.signal !== null,
 			};
+		},
+		/** Another forged tool or one of pi's built-ins, run for this tool by pi's process: resolves to what it returned. */
+		useTool(name: unknown, args: unknown = {}) {
+			return broker.async({ kind: "use", name: String(name), args });
 		},
 	};
 	return new Proxy(facade, {
