@@ -124,9 +124,13 @@ export class ToolboxStore {
 		return readOptional(this.jsonPath(name));
 	}
 
-	/** Both files of a tool, read together, with the metadata parsed: the one way a tool's files are read. */
-	async readTool(name: string): Promise<ToolFiles> {
-		const [source, metaText] = await Promise.all([this.readSource(name), this.readMeta(name)]);
+	/**
+	 * Both files of a tool, read together, with the metadata parsed: the one way a tool's files are read. `tolerant`:
+	 * a file that cannot be read (not only a missing one) counts as missing instead of failing the read.
+	 */
+	async readTool(name: string, options: { tolerant?: boolean } = {}): Promise<ToolFiles> {
+		const read = (file: Promise<string | undefined>) => (options.tolerant ? file.catch(() => undefined) : file);
+		const [source, metaText] = await Promise.all([read(this.readSource(name)), read(this.readMeta(name))]);
 		return { source, metaText, meta: metaText === undefined ? undefined : parseMeta(metaText, name) };
 	}
 

@@ -232,9 +232,7 @@ export class Changes {
 	/** The live version of a name, for numbering and `createdAt`: its metadata file, else what the registry knows. */
 	private async previousVersion(name: string): Promise<PreviousVersion | undefined> {
 		const entry = this.box.registry.get(name);
-		const { source, meta } = await this.box.store
-			.readTool(name)
-			.catch(() => ({ source: undefined, meta: undefined }));
+		const { source, meta } = await this.box.store.readTool(name, { tolerant: true });
 		if (meta?.ok) {
 			// A live file that is not the one its metadata describes: a hand edit that did not pass the checks.
 			const editedByHand = source !== undefined && hashSource(source) !== meta.value.hash;
