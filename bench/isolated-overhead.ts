@@ -74,11 +74,11 @@ interface HostMessage {
 	callId?: number;
 }
 interface RunnerInternals {
-	host?: { alive: boolean; send(message: unknown): void };
+	/** The host supervisor: the running host, and the start on demand every call goes through. */
+	host: { current?: { alive: boolean; send(message: unknown): void }; ensure(): Promise<unknown> };
 	/** `from` is the host the message came from: the runner matches stops and results to it. */
 	onMessage(message: HostMessage, from: unknown): void;
 	onExit(process: unknown, reason: string): void;
-	ensureHost(): Promise<unknown>;
 	run: IsolatedRunner["run"];
 }
 const internals = (runner: IsolatedRunner) => runner as unknown as RunnerInternals;
@@ -109,7 +109,7 @@ async function warmBreakdown(
 	calls: number,
 ): Promise<{ segments: Record<string, Stats>; callMessage: unknown; resultMessage: unknown }> {
 	const r = internals(runner);
-	const host = r.host;
+	const host = r.host.current;
 	if (!host?.alive) throw new Error("breakdown: the host is not running");
 	let t = { run: 0, send: 0, sent: 0, result: 0, runEnd: 0 };
 	let callMessage: unknown;
@@ -336,7 +336,7 @@ async function main(): Promise<void> {
 			await forgeOk(coldInline, toolSpec("cold", i));
 		}
 		await Promise.all([coldIso.toolbox.flush(), coldInline.flush()]);
-		await internals(coldIso.runner).ensureHost(); // up already (the forges' preflight ran in it)
+		await internals(coldIso.runner).host.ensure(); // up already (the forges' preflight ran in it)
 		const coldIsoSamples: number[] = [];
 		const coldInlineSamples: number[] = [];
 		for (let i = 0; i < COLD_TOOLS; i++) {
@@ -365,8 +365,8 @@ async function main(): Promise<void> {
 					`note: opening re-derived ${box.rederived.join(", ")} (the host started before the timed call)`,
 				);
 			let ready = 0;
-			const undo = wrap(internals(box.runner), "ensureHost", (ensureHost) => () => {
-				const host = ensureHost();
+			const undo = wrap(internals(box.runner).host, "ensure", (ensure) => () => {
+				const host = ensure();
 				void host.then(
 					() => {
 						ready ||= now();
