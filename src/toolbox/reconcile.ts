@@ -30,11 +30,12 @@ export interface Settled {
 
 export class Reconciler {
 	/** Re-checks of tools whose files changed on disk, several at once under one hold of the lock. */
-	readonly rechecks: RecheckQueue<RegistryEntry | undefined>;
+	private readonly rechecks: RecheckQueue<RegistryEntry | undefined>;
 	/** Tools to re-check even if their stamps look unchanged (their content was found to differ). */
 	private readonly forced = new Set<string>();
 	/** In a read-only open, the metadata derived for hand edits, which is not written. */
 	private readonly unwrittenMeta = new Map<string, string>();
+	/** The comparison of the files with the registry after a quick open (or a rescan), with the re-checks it queued. */
 	private verification: Promise<unknown> = Promise.resolve();
 	/** Starts the comparison that follows a quick open now, if it is still waiting for pi's start to be over. */
 	private startComparison: () => void = () => undefined;
@@ -194,6 +195,11 @@ export class Reconciler {
 		const derived = await deriveTool(this.box, name, stamps);
 		if (this.box.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
 		return derived;
+	}
+
+	/** Drops the re-checks not started yet and waits for the running ones (closing). */
+	cancel(): Promise<void> {
+		return this.rechecks.cancel();
 	}
 
 	/** Re-reads one tool's files after they changed on disk (a hand edit, another process); ignores our own writes. */

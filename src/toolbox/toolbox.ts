@@ -239,7 +239,7 @@ export class Toolbox {
 	/** Re-checks not started yet are dropped (the next start finds those tools changed and re-checks them). */
 	async close(): Promise<void> {
 		this.box.closing = true;
-		await this.reconciler.rechecks.cancel();
+		await this.reconciler.cancel();
 		await this.flush();
 		await this.runner.dispose();
 	}
