@@ -3,14 +3,10 @@
 // costs that worker (terminated, and started again for the next job), never pi's event loop.
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import type { ErrorObject } from "ajv";
+import type { BoundedValidator, ValidationVerdict } from "../schema/bounded-validator.ts";
 
+export type { ValidationVerdict } from "../schema/bounded-validator.ts";
 export type MatchVerdict = boolean | "timeout" | { error: string };
-export type ValidationVerdict =
-	| { valid: true; data: unknown }
-	| { valid: false; errors: ErrorObject[] }
-	| "timeout"
-	| { error: string };
 
 type Job =
 	| { kind: "matches"; pattern: string; text: string }
@@ -42,7 +38,7 @@ parentPort.on("message", ({ id, job }) => {
 });
 `;
 
-export class BoundedChecker {
+export class BoundedChecker implements BoundedValidator {
 	private worker: Worker | undefined;
 	private queue: Promise<unknown> = Promise.resolve();
 	private nextId = 1;
