@@ -1,13 +1,14 @@
 // A forged tool as a first-class pi tool under its own name: same path as use_forge_tool, pi's schema as its parameters.
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { AgentToolUpdateCallback, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { piSafeSchema } from "../schema/pi-schema.ts";
 import type { RegistryEntry } from "../store/registry.ts";
+import { composingHost, type NestedCall } from "./compose.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
-import { runHostFor } from "./host.ts";
 import { modelRedaction, toPiError, truncateOutput } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
+import { renderUseResult, type UseDetails } from "./render.ts";
 
 export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI) {
 	const { name } = entry;
@@ -18,7 +19,10 @@ export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi
 		// The tool's own JSON Schema, as pi validates it (TypeBox's Unsafe wraps a schema it did not build), without what
 		// could take pi's main thread unbounded time: the forge checks the full schema before the tool runs.
 		parameters: Type.Unsafe<Record<string, unknown>>(piSafeSchema(entry.parameters)),
-		execute: (_toolCallId, params, signal, _onUpdate, ctx) => runForgedTool(session, pi, name, params, signal, ctx),
+		execute: (_toolCallId, params, signal, onUpdate, ctx) =>
+			runForgedTool(session, pi, name, params, signal, ctx, onUpdate),
+		renderResult: (result, options, theme, context) =>
+			renderUseResult(result, options, theme, context.lastComponent, context.isError),
 	});
 }
 
@@ -33,13 +37,30 @@ export async function runForgedTool(
 	args: unknown,
 	signal: AbortSignal | undefined,
 	ctx: ExtensionContext,
+	onUpdate?: AgentToolUpdateCallback<UseDetails>,
 ) {
 	session.ui.attach(ctx);
 	const toolbox = await session.toolboxFor(ctx);
 	const forge = typeof name === "string" ? await session.forges.waitFor(name, signal) : undefined;
+	// What the tool calls through pi.useTool is shown nested under it while it runs, and in its result.
+	const nested: NestedCall[] = [];
+	const partial = (): UseDetails => ({
+		tool: name,
+		version: toolbox.get(name)?.version ?? 0,
+		durationMs: 0,
+		truncated: false,
+		nested,
+	});
+	const host = composingHost(
+		session.composition(pi, ctx, (call) => {
+			nested.push(call);
+			onUpdate?.({ content: [{ type: "text", text: "" }], details: partial() });
+		}),
+		[name],
+	);
 	const result = await toolbox.use(name, args, {
 		signal,
-		host: runHostFor(pi, ctx),
+		host,
 		redact: (text) => modelRedaction(toolbox.config).prose(text),
 	});
 	if (!result.ok) {
@@ -60,6 +81,7 @@ export async function runForgedTool(
 			durationMs: result.value.durationMs,
 			truncated,
 			result: details,
+			...(nested.length ? { nested } : {}),
 		},
 	};
 }

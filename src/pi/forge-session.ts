@@ -8,6 +8,7 @@ import { ToolboxWatcher } from "../store/watcher.ts";
 import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
+import type { Composition, NestedCall } from "./compose.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
@@ -94,6 +95,21 @@ export class ForgeSession {
 
 	toolboxFor(ctx: ExtensionContext): Promise<Toolbox> {
 		return this.toolbox(ctx.cwd);
+	}
+
+	/** What `pi.useTool` in a forged tool called from `ctx` reaches: the tools of this session's toolbox. */
+	composition(pi: ExtensionAPI, ctx: ExtensionContext, onNested?: (call: NestedCall) => void): Composition {
+		return {
+			pi,
+			ctx,
+			cwd: ctx.cwd,
+			resolve: async (name) => {
+				const toolbox = await this.toolbox(ctx.cwd);
+				return (await toolbox.fresh(name)) ? toolbox : undefined;
+			},
+			names: () => this.current?.toolbox.entries().map((entry) => entry.name) ?? [],
+			onNested,
+		};
 	}
 
 	/** Names held by tools that are not forged: built-ins, other extensions, the forge's own tools. */

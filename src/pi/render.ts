@@ -2,6 +2,7 @@
 // against the previous version as a diff), what was run (tool, arguments, outcome, time), and /forge's messages.
 import type { AgentToolResult, MessageRenderer, Theme, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import type { Component } from "@earendil-works/pi-tui";
+import type { NestedCall } from "./compose.ts";
 import { Box, Text } from "./pi-exports.ts";
 
 const COLLAPSED_LINES = 12;
@@ -20,6 +21,16 @@ export interface UseDetails {
 	version: number;
 	durationMs: number;
 	truncated: boolean;
+	/** What the tool called through pi.useTool, in the order the calls ended. */
+	nested?: NestedCall[];
+}
+
+/** The calls a tool made through pi.useTool, indented by depth under it. */
+function nestedLines(nested: readonly NestedCall[] | undefined, theme: Theme): string[] {
+	return (nested ?? []).map(
+		(call) =>
+			`${"  ".repeat(call.depth)}${theme.fg("dim", "↳")} ${call.ok ? theme.fg("success", "✓") : theme.fg("error", "✗")} ${call.name}${call.version ? ` v${call.version}` : ""} ${theme.fg("dim", `· ${Math.round(call.durationMs)} ms`)}`,
+	);
 }
 
 const textOf = (result: AgentToolResult<unknown>) =>
@@ -136,13 +147,16 @@ export function renderUseResult(
 	last: Component | undefined,
 	isError: boolean,
 ): Component {
-	return renderSettled(result, options, theme, last, isError, "running…", () => {
+	const running = (result.details as UseDetails | undefined)?.nested;
+	const working = ["running…", ...nestedLines(options.isPartial ? running : undefined, theme)].join("\n");
+	return renderSettled(result, options, theme, last, isError, working, () => {
 		const details = result.details as UseDetails | undefined;
 		const head = details
 			? `${theme.fg("success", "✓")} ${theme.bold(details.tool)} v${details.version} ${theme.fg("dim", `· ${Math.round(details.durationMs)} ms${details.truncated ? " · output truncated" : ""}`)}`
 			: theme.fg("success", "✓");
 		return [
 			head,
+			...nestedLines(details?.nested, theme),
 			...clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line)),
 		];
 	});

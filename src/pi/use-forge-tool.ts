@@ -32,8 +32,8 @@ export function createUseForgeTool(session: ForgeSession, pi: ExtensionAPI) {
 		promptSnippet: "Run one of your forged tools by name",
 		parameters: useForgeToolSchema,
 		prepareArguments: (args) => parseJsonField(args, "args"),
-		execute: (_toolCallId, params, signal, _onUpdate, ctx) =>
-			runForgedTool(session, pi, params.name, params.args ?? {}, signal, ctx),
+		execute: (_toolCallId, params, signal, onUpdate, ctx) =>
+			runForgedTool(session, pi, params.name, params.args ?? {}, signal, ctx, onUpdate),
 		renderCall: (args, theme, context) =>
 			renderUseCall(args as Partial<UseForgeToolInput>, theme, context.lastComponent),
 		renderResult: (result, options, theme, context) =>

@@ -1,0 +1,139 @@
+// Tools that build on tools: the `useTool` behind `pi.useTool(name, args)` in a forged tool. A built-in (read, grep,
+// find, ls, bash, write, edit) runs as pi's own tool on the caller's operations, so the caller's policy decides what it
+// reads, writes and runs. A forged tool runs like any call — isolated, under its own grants — within what is left of
+// the caller's deadline, and resolves to the value its `execute` returned (after a JSON round trip). A cycle, or a
+// chain deeper than MAX_DEPTH, is an error naming the chain. Every nested call is reported to the top-level call.
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { ForgeError } from "../contract/forge-error.ts";
+import { isBuiltinTool } from "../contract/tool-calls.ts";
+import { NO_VALUE_TEXT, outputText, type ToolOutput } from "../run/result.ts";
+import type { NestedCaller, RunHost } from "../run/runner.ts";
+import type { Toolbox } from "../toolbox/toolbox.ts";
+import { runBuiltinTool } from "./builtin-tools.ts";
+import { runHostFor } from "./host.ts";
+
+/** How many tools may be on one chain of calls, the top-level one included. */
+export const MAX_DEPTH = 8;
+
+/** One call a forged tool made through `pi.useTool`, as the top-level call shows it. */
+export interface NestedCall {
+	name: string;
+	/** 1 for a call made by the top-level tool, 2 for a call made by that callee, … */
+	depth: number;
+	ok: boolean;
+	durationMs: number;
+	version?: number;
+}
+
+export interface Composition {
+	pi: ExtensionAPI;
+	ctx: ExtensionContext | undefined;
+	cwd: string;
+	/** The toolbox that has a tool of this name (the project's first), if any. */
+	resolve(name: string): Promise<Toolbox | undefined>;
+	/** Every forged tool's name, for an unknown name's error. */
+	names(): string[];
+	/** Told of every nested call once it ends. */
+	onNested?(call: NestedCall): void;
+}
+
+/** The host for a call of the last tool of `chain`: pi's host, and a `useTool` one level deeper. */
+export function composingHost(composition: Composition, chain: readonly string[]): RunHost {
+	return {
+		...runHostFor(composition.pi, composition.ctx),
+		useTool: (name, args, caller) => useTool(composition, chain, name, args, caller),
+	};
+}
+
+async function useTool(
+	composition: Composition,
+	chain: readonly string[],
+	name: unknown,
+	args: unknown,
+	caller: NestedCaller,
+): Promise<unknown> {
+	const callerName = chain.at(-1) ?? "?";
+	if (typeof name !== "string" || name === "")
+		throw new ForgeError("arguments", "pi.useTool(name, args): name is the name of a tool, as a string.", {
+			tool: callerName,
+		});
+	const through = [...chain, name].join(" → ");
+	if (chain.includes(name))
+		throw new ForgeError(
+			"runtime",
+			`pi.useTool: ${through} is a cycle: a tool cannot call itself, directly or through other tools.`,
+			{ tool: callerName, hint: "Break the cycle: one of these tools must do its part itself." },
+		);
+	if (chain.length >= MAX_DEPTH)
+		throw new ForgeError(
+			"runtime",
+			`pi.useTool: calling '${name}' would nest calls more than ${MAX_DEPTH} tools deep (${through}).`,
+			{ tool: callerName },
+		);
+	const started = performance.now();
+	const report = (ok: boolean, version?: number) =>
+		composition.onNested?.({
+			name,
+			depth: chain.length,
+			ok,
+			durationMs: performance.now() - started,
+			...(version ? { version } : {}),
+		});
+	if (isBuiltinTool(name)) {
+		try {
+			const text = await runBuiltinTool(name, args, {
+				cwd: composition.cwd,
+				signal: caller.signal,
+				ops: caller.ops,
+			});
+			report(true);
+			return text;
+		} catch (error) {
+			report(false);
+			throw error;
+		}
+	}
+	const toolbox = await composition.resolve(name);
+	if (!toolbox) {
+		report(false);
+		const names = composition.names();
+		throw new ForgeError(
+			"not-found",
+			`pi.useTool: no tool named '${name}': it is neither a forged tool nor one of pi's built-ins (read, grep, find, ls, bash, write, edit).${names.length ? ` Forged tools: ${names.slice(0, 30).join(", ")}.` : ""}`,
+			{ tool: callerName },
+		);
+	}
+	const result = await toolbox.use(name, args ?? {}, {
+		host: composingHost(composition, [...chain, name]),
+		signal: caller.signal,
+		timeoutMs: Math.max(1, caller.deadline - Date.now()),
+	});
+	report(result.ok, result.ok ? result.value.version : toolbox.get(name)?.version);
+	if (!result.ok)
+		throw new ForgeError(
+			result.error.phase,
+			`'${name}' (called by '${callerName}' through pi.useTool) failed: ${result.error.message}`,
+			{ tool: callerName, ...(result.error.details.code ? { code: result.error.details.code } : {}) },
+		);
+	return returnedValue(result.value);
+}
+
+/** What the callee's `execute` returned, as its output carries it: text as text, a JSON value parsed back. */
+export function returnedValue(output: ToolOutput): unknown {
+	switch (output.returned) {
+		case "none":
+			return undefined;
+		case "json":
+			try {
+				return JSON.parse(outputText(output));
+			} catch {
+				return outputText(output); // cut by the output cap: the text that is left
+			}
+		case "result":
+			return { content: output.content, ...(output.details !== undefined ? { details: output.details } : {}) };
+		default: {
+			const text = outputText(output);
+			return text === NO_VALUE_TEXT && output.content.length === 1 ? undefined : text;
+		}
+	}
+}
