@@ -52,7 +52,7 @@ export async function runForgedTool(
 		nested,
 	});
 	const host = composingHost(
-		session.composition(pi, ctx, (call) => {
+		session.composition(pi, ctx, ctx.cwd, (call) => {
 			nested.push(call);
 			onUpdate?.({ content: [{ type: "text", text: "" }], details: partial() });
 		}),

@@ -14,6 +14,8 @@ export interface ToolDetail extends ToolView {
 	edited: boolean;
 	/** Where the file is, as the model may name it (relative to the project when inside it). */
 	path: string;
+	/** The tools whose source calls this one through `pi.useTool`. */
+	calledBy?: readonly string[];
 }
 
 /** The whole answer stays within this, like an error text. */
@@ -24,6 +26,14 @@ const MAX_TESTS_SHOWN = 20;
 const MAX_TESTS_CHARS = 2_500;
 const MAX_MESSAGE_CHARS = 300;
 
+/** What the tool calls and what calls it through `pi.useTool`, when either is known. */
+function compositionText(detail: ToolDetail): string[] {
+	const lines: string[] = [];
+	if (detail.entry.calls?.length) lines.push(`Calls: ${detail.entry.calls.join(", ")} (through pi.useTool)`);
+	if (detail.calledBy?.length) lines.push(`Called by: ${detail.calledBy.join(", ")}`);
+	return lines;
+}
+
 export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_DETAIL_CHARS): string {
 	const { entry } = detail;
 	const file = `forge-${entry.name}.ts`;
@@ -32,6 +42,7 @@ export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_D
 		`${entry.name} v${entry.version} — ${stateText(detail)}`,
 		usageText(detail, now),
 		`Description: ${cut(entry.description, MAX_DESCRIPTION_CHARS)}`,
+		...compositionText(detail),
 		"",
 		"Parameters schema:",
 		schemaText(entry.parameters),

@@ -3,6 +3,7 @@
 import { type Static, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { ForgeErrorData } from "../contract/forge-error.ts";
+import { calledTools } from "../contract/tool-calls.ts";
 import type { ToolMeta } from "../contract/tool-files.ts";
 
 const ToolStatusSchema = Type.Union([Type.Literal("ok"), Type.Literal("broken")]);
@@ -31,6 +32,8 @@ export const RegistryEntrySchema = Type.Object({
 	verified: Type.Optional(Type.Boolean()),
 	/** The tests' arguments and expectations as text, for search. */
 	examples: Type.Optional(Type.String()),
+	/** The tools its source calls through `pi.useTool` (literal names; pi's built-ins included). */
+	calls: Type.Optional(Type.Array(Type.String())),
 });
 export type RegistryEntry = Static<typeof RegistryEntrySchema>;
 
@@ -60,6 +63,16 @@ const TrustedRegistry = Compile(
 );
 
 export const emptyRegistry = (): Registry => ({ format: 1, tools: {} });
+
+/** The entry with the tools `source` calls through `pi.useTool` (none: no field). */
+export function withCalls(entry: RegistryEntry, source: string | undefined): RegistryEntry {
+	const calls = source === undefined ? [] : calledTools(source);
+	if (calls.length === 0) {
+		const { calls: _none, ...rest } = entry;
+		return rest;
+	}
+	return { ...entry, calls };
+}
 
 export function entryFromMeta(
 	meta: ToolMeta,

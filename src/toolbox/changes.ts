@@ -5,7 +5,7 @@ import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import { type TakenNames, validateName } from "../contract/names.ts";
 import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../contract/tool-files.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
-import { entryFromMeta, type RegistryEntry } from "../store/registry.ts";
+import { entryFromMeta, type RegistryEntry, withCalls } from "../store/registry.ts";
 import type { ToolboxContext } from "./context.ts";
 import {
 	type Forged,
@@ -155,11 +155,11 @@ export class Changes {
 	markVerified(name: string, hash: string): Promise<void> {
 		const { box } = this;
 		return box.change(async () => {
-			const { meta } = await box.store.readTool(name);
+			const { meta, source } = await box.store.readTool(name);
 			if (!meta?.ok || meta.value.hash !== hash) return;
 			const verified = { ...meta.value, verifiedHash: hash };
 			await box.store.writeMeta(name, serializeMeta(verified));
-			const entry = entryFromMeta(verified, await box.store.stampsOf(name));
+			const entry = withCalls(entryFromMeta(verified, await box.store.stampsOf(name)), source);
 			box.registry.set(entry);
 			box.cache.index(name, entry);
 		});
@@ -212,7 +212,7 @@ export class Changes {
 	/** After a successful promotion: history, registry, caches, health, listeners. */
 	private async adopt(forged: Forged, event: "forged" | "rolled-back" | "imported", from?: number): Promise<void> {
 		const { box } = this;
-		const entry = entryFromMeta(forged.meta, forged.stamps);
+		const entry = withCalls(entryFromMeta(forged.meta, forged.stamps), forged.source);
 		await box.history
 			.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), box.now(), from)
 			.catch(() => undefined);

@@ -6,7 +6,7 @@ import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import { hashSource, jsonFileOf, parseMeta, serializeMeta, type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import { entryFromMeta, type RegistryEntry, type ToolStamps } from "../store/registry.ts";
+import { entryFromMeta, type RegistryEntry, type ToolStamps, withCalls } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 import type { ToolboxContext } from "./context.ts";
 import { nextVersion } from "./next-version.ts";
@@ -53,7 +53,7 @@ export async function deriveEntry(
 	}
 
 	const hash = hashSource(source);
-	if (meta && meta.hash === hash) return { entry: entryFromMeta(meta, stamps) };
+	if (meta && meta.hash === hash) return { entry: withCalls(entryFromMeta(meta, stamps), source) };
 
 	// A hand edit, or a file without (valid) metadata: check it as the forge would, then record what it is now.
 	const known = await options.checked?.(hash);
@@ -82,12 +82,21 @@ export async function deriveEntry(
 	);
 	const nextText = serializeMeta(next);
 	if (options.write === false)
-		return { entry: entryFromMeta(next, stamps), source, compiled, metaText: nextText, shape: checked };
+		return {
+			entry: withCalls(entryFromMeta(next, stamps), source),
+			source,
+			compiled,
+			metaText: nextText,
+			shape: checked,
+		};
 	// Not fsynced: lost in a crash, this metadata is derived again from the same file at the next start.
 	await store.writeMeta(name, nextText, false);
 	const json = await store.stampOf(name, "json");
 	return {
-		entry: entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }),
+		entry: withCalls(
+			entryFromMeta(next, { ...(stamps.ts ? { ts: stamps.ts } : {}), ...(json ? { json } : {}) }),
+			source,
+		),
 		source,
 		compiled,
 		metaText: nextText,

@@ -24,6 +24,9 @@ export function checkBoundMs(config: { timeoutMs: number }): number {
 }
 
 export class TestCases {
+	/** The host a tool's tests run with, when the surface gives one (so tests may call other tools); else TEST_HOST. */
+	host: ((name: string) => RunHost) | undefined;
+
 	constructor(private readonly box: ToolboxContext) {}
 
 	/** A candidate's tests, each in the runner real calls use, against its own copy (the live tool keeps running). */
@@ -75,7 +78,7 @@ export class TestCases {
 						cwd: config.cwd,
 						timeoutMs: Math.min(test.timeoutMs ?? timeoutMs, timeoutMs, left),
 						signal,
-						host: TEST_HOST,
+						host: this.host?.(meta.name) ?? TEST_HOST,
 					})
 				: args;
 			const judged = outcome.ok

@@ -9,7 +9,7 @@ import type { TakenNames } from "../contract/names.ts";
 import type { ToolMeta } from "../contract/tool-files.ts";
 import type { TestVerdict } from "../contract/tool-tests.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
-import type { Runner } from "../run/runner.ts";
+import type { RunHost, Runner } from "../run/runner.ts";
 import type { ToolHealth } from "../store/health.ts";
 import type { HistoryEntry } from "../store/history.ts";
 import type { RegistryEntry } from "../store/registry.ts";
@@ -85,6 +85,22 @@ export class Toolbox {
 
 	entries(): readonly RegistryEntry[] {
 		return this.box.registry.entries();
+	}
+
+	/**
+	 * The host tests run with from now on (a forge's and `/forge test`'s): the surface's, so that a tool's tests may
+	 * call the tools it calls. Without one, tests run with no host API.
+	 */
+	useTestHost(host: (name: string) => RunHost): void {
+		this.tests.host = host;
+	}
+
+	/** The tools whose source calls `name` through `pi.useTool`, by name. */
+	callersOf(name: string): string[] {
+		return this.entries()
+			.filter((entry) => entry.calls?.includes(name))
+			.map((entry) => entry.name)
+			.sort();
 	}
 
 	get(name: string): RegistryEntry | undefined {
