@@ -55,7 +55,10 @@ export function decide(capability: Capability, context: PolicyContext): Decision
 		// A relative path cannot be placed against the project or the toolbox, so it is refused rather than guessed.
 		if (!isAbsolute(path)) return deny(REASONS.notAbsolute);
 		// Inside a protected location, or above one (removing or renaming `.pi` would take the toolbox with it).
-		const target = capability.kind === "fs-write" ? protectedTarget(path, context.protected) : undefined;
+		const target =
+			capability.kind === "fs-write"
+				? protectedTarget(path, context.protected, [context.projectDir, context.tempDir])
+				: undefined;
 		if (target) return deny(protectedReason(target));
 		if (isInside(path, context.projectDir)) return allow(REASONS.insideProject);
 		if (isInside(path, context.tempDir)) return allow(REASONS.insideTemp);

@@ -48,6 +48,8 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		agentDir: real(config.agentDir),
 		toolboxDir: real(config.toolboxDir),
 		forgeHome: real(config.forgeHome),
+		homeDir: real(config.homeDir),
+		configHome: config.env.XDG_CONFIG_HOME ? real(config.env.XDG_CONFIG_HOME) : undefined,
 		extra: [
 			...new Set(
 				[dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real),

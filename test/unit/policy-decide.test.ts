@@ -140,12 +140,12 @@ describe("decide, without remembered grants", () => {
 	it("keeps a protected dir inside the project closed even under permissive", () => {
 		const inside = {
 			...context("permissive"),
-			protected: [{ path: `${PROJECT}/.pi/forge/extensions`, what: "the toolbox" }],
+			protected: [{ path: `${PROJECT}/tools/forge/extensions`, what: "the toolbox" }],
 		};
-		expect(decide(write(`${PROJECT}/.pi/forge/extensions/forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
-		expect(decide(write(`${PROJECT}/.pi/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
-		expect(decide(write(`${PROJECT}/.pi/forge/extensions-not/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
-		expect(decide(write(`${PROJECT}/.pi/forge/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
+		expect(decide(write(`${PROJECT}/tools/forge/extensions/forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
+		expect(decide(write(`${PROJECT}/tools/forge/extensions/sub/../forge-evil.ts`), inside)).toEqual(TOOLBOX_DENIED);
+		expect(decide(write(`${PROJECT}/tools/forge/extensions-not/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
+		expect(decide(write(`${PROJECT}/tools/forge/x.ts`), inside)).toEqual(allow(REASONS.insideProject));
 	});
 
 	it("protects a dir even when a protected dir is given with a trailing slash", () => {

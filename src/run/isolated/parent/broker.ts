@@ -14,6 +14,7 @@ import { capabilitiesOf, changesNothing } from "./capabilities.ts";
 import type { Capability } from "./capability.ts";
 import { type BrokerOperations, nodeOperations } from "./operations.ts";
 import type { SandboxStatus } from "./os-sandbox.ts";
+import { isInside } from "./paths.ts";
 import type { GateCall, PolicyGate } from "./policy-gate.ts";
 
 export interface BrokerSettings {
@@ -98,7 +99,23 @@ export class Broker {
 					};
 				request = { ...request, file: exec.program };
 			}
-			if (await changesNothing(request, this.operations.isFolder)) return { ok: true, value: undefined };
+			const pinned = capabilities.find((c) => "path" in c && isPisOwn(c.path));
+			if (pinned && "path" in pinned) {
+				return {
+					ok: false,
+					error: {
+						phase: "permission",
+						message: `'${call.tool}' may not read ${pinned.path}: it is pi's own process (its environment holds pi's keys), which no forged tool may read.`,
+						code: "EACCES",
+					},
+				};
+			}
+			// Only inside the project and the temp dir: elsewhere, whether a folder exists is itself for the policy to decide.
+			const { projectDir, tempDir } = this.settings;
+			const within = capabilities.every(
+				(c) => "path" in c && (isInside(c.path, projectDir) || isInside(c.path, tempDir)),
+			);
+			if (within && (await changesNothing(request, this.operations.isFolder))) return { ok: true, value: undefined };
 			for (const capability of capabilities) {
 				const refusal = await this.settings.gate.authorise(capability, call);
 				if (refusal) return { ok: false, error: refusal };
@@ -153,6 +170,8 @@ export class Broker {
 	 */
 	private performChecked(request: FsRequest, checked: Capability[], call: BrokerCall): Promise<BrokerReply> {
 		const run = this.fsQueue.then(async (): Promise<BrokerReply> => {
+			// Its turn may come after the call ended (operations queued behind slow ones): then it is not done.
+			if (!call.alive()) return { ok: false, error: CALL_OVER };
 			const now = await this.capabilitiesOf(request);
 			const paths = (capabilities: Capability[]) => capabilities.map((c) => ("path" in c ? c.path : "")).join("\0");
 			if (paths(now) !== paths(checked)) {
@@ -171,8 +190,17 @@ export class Broker {
 			});
 			return { ok: true, value: await this.perform({ ...request, args }, call) };
 		});
-		this.fsQueue = run.catch(() => undefined);
-		return run;
+		// One operation that never ends (a file on a stuck mount) holds the queue for a bounded time only.
+		let timer: NodeJS.Timeout | undefined;
+		const bounded = Promise.race([
+			run,
+			new Promise<BrokerReply>((resolve) => {
+				timer = setTimeout(() => resolve({ ok: false, error: tooSlow(request) }), FS_OPERATION_BOUND_MS);
+				timer.unref?.();
+			}),
+		]).finally(() => clearTimeout(timer));
+		this.fsQueue = bounded.catch(() => undefined);
+		return bounded;
 	}
 
 	private async perform(request: BrokerRequest, call: BrokerCall): Promise<unknown> {
@@ -200,6 +228,22 @@ export class Broker {
 				return undefined;
 		}
 	}
+}
+
+/** How long one brokered file operation may hold the queue every tool's file operations wait in. */
+export const FS_OPERATION_BOUND_MS = 10_000;
+
+function tooSlow(request: FsRequest): ForgeErrorData {
+	return {
+		phase: "runtime",
+		message: `fs.${request.action} took longer than ${FS_OPERATION_BOUND_MS / 1000} s in pi's process and was given up on.`,
+		code: "ETIMEDOUT",
+	};
+}
+
+/** pi's own process under /proc (`/proc/self` resolves to it): its environment and memory are pi's. */
+function isPisOwn(path: string): boolean {
+	return isInside(path, `/proc/${process.pid}`) || isInside(path, "/proc/self") || isInside(path, "/proc/thread-self");
 }
 
 function fromError(error: unknown): ForgeErrorData {

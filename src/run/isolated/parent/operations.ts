@@ -3,6 +3,8 @@
 import * as fsPromises from "node:fs/promises";
 import type { EncodedDirents, EncodedStats } from "../fs-ops.ts";
 import type { ExecRequest, ExecResult, FsRequest, NetRequest, NetResult } from "../protocol.ts";
+import { anchoredFs } from "./anchored-fs.ts";
+import { anchoredFsAvailable } from "./anchors.ts";
 import { type CommandSetting, runCommand } from "./exec-command.ts";
 import { makeRequest } from "./net-request.ts";
 
@@ -18,11 +20,14 @@ export interface BrokerOperations {
 }
 
 export const nodeOperations: BrokerOperations = {
+	// On Linux each operation acts on the folder that was checked, never through a link swapped in since (anchored-fs).
 	fs: async (request, unreadable) =>
 		encode(
-			await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](
-				...fsArguments(request, unreadable),
-			),
+			anchoredFsAvailable
+				? await anchoredFs(request.action, request.args, unreadable)
+				: await (fsPromises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.action](
+						...fsArguments(request, unreadable),
+					),
 		),
 	exec: runCommand,
 	fetch: makeRequest,
@@ -35,9 +40,9 @@ export const nodeOperations: BrokerOperations = {
 };
 
 /**
- * The arguments pi's process runs an operation with. A recursive copy neither follows links (only the source folder's
- * own path was checked, and a link inside it may point anywhere) nor copies them (a copied link is a made link), and
- * leaves out the files no tool may read.
+ * The arguments pi's process runs an operation with where operations cannot be anchored (no /proc: not Linux). A
+ * recursive copy neither follows links (only the source folder's own path was checked, and a link inside it may point
+ * anywhere) nor copies them (a copied link is a made link), and leaves out the files no tool may read.
  */
 function fsArguments(request: FsRequest, unreadable: readonly string[]): unknown[] {
 	if (request.action !== "cp") return request.args;
