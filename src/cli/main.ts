@@ -4,6 +4,7 @@
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { loadConfig } from "../config.ts";
+import { inertJson, inertText } from "../policy/terminal-text.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import { type Io, RUN } from "./commands.ts";
 import { COMMANDS, parseInvocation } from "./parse-args.ts";
@@ -33,9 +34,14 @@ export async function main(
 	try {
 		opened = await openToolbox(loadConfig(project.dir, env), { readOnly: COMMANDS[invocation.command].readOnly });
 		for (const problem of opened.problems) io.err(`agent-forge: warning: ${problem.message}`);
-		return await RUN[invocation.command](invocation, opened, io);
+		// What is printed comes from tool files, which anyone may edit: escape sequences are shown, never acted on.
+		const inert: Io = {
+			out: (text) => io.out(invocation.json ? inertJson(text) : inertText(text)),
+			err: (text) => io.err(inertText(text)),
+		};
+		return await RUN[invocation.command](invocation, opened, inert);
 	} catch (error) {
-		return fail(io, (error as Error).message.split("\n")[0]);
+		return fail(io, inertText((error as Error).message.split("\n")[0]));
 	} finally {
 		await opened?.toolbox.close().catch(() => undefined);
 	}

@@ -5,6 +5,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../contract/error-format.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
+import { inertText } from "../policy/terminal-text.ts";
 import { describeSandbox } from "../run/isolated/parent/os-sandbox.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
@@ -212,7 +213,8 @@ export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): v
 			} catch (error) {
 				text = `Agent Forge: ${(error as Error).message.split("\n")[0]}`;
 			}
-			pi.sendMessage({ customType: FORGE_MESSAGE, content: text, display: true });
+			// Tool files may hold anything (they can be edited by hand): escape sequences are shown, never acted on.
+			pi.sendMessage({ customType: FORGE_MESSAGE, content: inertText(text), display: true });
 		},
 	});
 }

@@ -12,6 +12,11 @@ export function runHostFor(pi: ExtensionAPI, ctx: ExtensionContext | undefined):
 			// A tool's text reaches the terminal inert: its lines kept, escape sequences shown, never acted on.
 			if (hasUI) ctx?.ui.notify(String(message).split("\n").map(sanitizeForDisplay).join("\n"), level);
 		},
-		...(hasUI && ctx ? { select: (title: string, options: string[]) => ctx.ui.select(title, options) } : {}),
+		...(hasUI && ctx
+			? {
+					select: (title: string, options: string[], signal?: AbortSignal) =>
+						ctx.ui.select(title, options, signal ? { signal } : undefined),
+				}
+			: {}),
 	};
 }

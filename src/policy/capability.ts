@@ -10,8 +10,10 @@ export const PATH_KEY_PREFIX = { "fs-read": "read:", "fs-write": "write:" } as c
 
 /**
  * The key a grant is remembered under: "read:/etc/hosts", "write:/x/y", "exec:/usr/bin/git" (that program with any
- * arguments), "shell:git status | head" (exactly that command line), "env:OPENAI_API_KEY", "inline". A command run
- * with a changed environment has its own key: " env:NAME,OTHER#<digest of the values>" follows, so other values ask again.
+ * arguments), "shell:git status | head" (exactly that command line), "env:OPENAI_API_KEY", "inline". A program a tool
+ * can write has its content in the key (" content#<sha256>", also for the files a shell line names), so a rewritten
+ * one asks again. A command run with a changed environment has its own key: " env:NAME,OTHER#<digest of the values>"
+ * follows, so other values ask again.
  */
 export function capabilityKey(c: Capability): string {
 	switch (c.kind) {
@@ -20,7 +22,7 @@ export function capabilityKey(c: Capability): string {
 		case "fs-write":
 			return `write:${c.path}`;
 		case "exec":
-			return `${c.shell ? `shell:${c.commandLine}` : `exec:${c.program}`}${envSuffix(c.env)}`;
+			return `${c.shell ? `shell:${c.commandLine}` : `exec:${c.program}`}${c.content ? ` content#${c.content}` : ""}${envSuffix(c.env)}`;
 		case "env":
 			return `env:${c.name}`;
 		case "net":

@@ -38,6 +38,14 @@ export const REASONS = {
 	rememberedDeny: "remembered: always denied for this tool",
 	/** A person was asked just now and said no. */
 	deniedByUser: "denied by the user",
+	/** The call ended before a person answered: nothing is done, nothing remembered. */
+	callOver: "the call is over (it ended before anyone answered)",
+	/** A call that asked too often: refused unasked; a grant given ahead (the command) still holds. */
+	tooManyDialogs: (max: number) =>
+		`not asked: this call already opened ${max} permission dialogs, the most one call may (grant it ahead with the command below, then call again)`,
+	/** A command line a dialog cannot show whole: nobody is asked to approve what they cannot see. */
+	tooLongToShow: (length: number) =>
+		`not asked: the command line is too long to show a person whole (${length} characters); read it, and grant it with the command below if it is what should run`,
 	rememberedAllow: "remembered: always allowed for this tool",
 	permissive: "permissive policy grants everything",
 	strict: "strict policy never grants",

@@ -1,9 +1,10 @@
 // What a person is shown when a forged tool asks for a capability: the whole of what would run, made safe for a
 // terminal and bounded in length (see terminal-text.ts).
 import { type Capability, describeCapability, type EnvChange } from "./capability.ts";
-import { bounded, sanitizeForDisplay } from "./terminal-text.ts";
+import { bounded, markWhitespace, sanitizeForDisplay } from "./terminal-text.ts";
 
-export const MAX_SHOWN = { command: 600, path: 300, value: 160, variables: 12, title: 4000 } as const;
+/** `command`: the longest command line a dialog shows; a longer one is not put to a person at all (commandTooLong). */
+export const MAX_SHOWN = { command: 2000, path: 300, value: 160, variables: 12, title: 6000 } as const;
 
 export interface DialogContext {
 	tool: string;
@@ -24,7 +25,10 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 		return `${who} wants to ${what}${capability.kind === "inline" ? " (no isolation)" : ""}.\n"Always" allows exactly this for ${thisVersion}.`;
 	}
 	const lines = [`${who} wants to run ${capability.shell ? "a shell command" : "a command"}:`];
-	lines.push(`  ${capability.shell ? "shell line" : "command"}: ${show(capability.commandLine, MAX_SHOWN.command)}`);
+	// Whole: what runs is never cut from view (a longer line is not asked about; see commandTooLong).
+	lines.push(
+		`  ${capability.shell ? "shell line" : "command"}: ${shownCommand(capability.commandLine, context.redact)}`,
+	);
 	lines.push(
 		`  program: ${show(capability.program, MAX_SHOWN.path)}${capability.shell ? " -c <the line above>" : ""}`,
 	);
@@ -35,6 +39,21 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 		: `${show(capability.program, MAX_SHOWN.path)} with any arguments`;
 	// The body is what may be cut; what "Always" means is always shown.
 	return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\n"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`;
+}
+
+/** The command line as a dialog shows it: secrets hidden, long whitespace runs marked, made inert. */
+function shownCommand(commandLine: string, redact?: (text: string) => string): string {
+	return sanitizeForDisplay(markWhitespace(redact ? redact(commandLine) : commandLine));
+}
+
+/**
+ * The length of a command line too long to show a person whole (it is refused unasked, with the command that grants
+ * it), or undefined when it fits a dialog.
+ */
+export function commandTooLong(capability: Capability, redact?: (text: string) => string): number | undefined {
+	if (capability.kind !== "exec") return undefined;
+	const shown = shownCommand(capability.commandLine, redact);
+	return shown.length > MAX_SHOWN.command ? shown.length : undefined;
 }
 
 function environmentLines(env: readonly EnvChange[], show: (text: string) => string): string[] {

@@ -16,7 +16,7 @@ import { redactSecrets } from "../security/redact.ts";
 import type { AuditLog } from "./audit-log.ts";
 import { capabilityKey, describeCapability, digestKey } from "./capability.ts";
 import { type Decision, decide, grantCommands, REASONS, refusalHint } from "./decide.ts";
-import { permissionTitle } from "./display.ts";
+import { commandTooLong, permissionTitle } from "./display.ts";
 import type { GrantsStore } from "./grants-store.ts";
 import { INSTRUCTION_FILES, protectedLocations } from "./protected.ts";
 
@@ -35,7 +35,19 @@ export const ASK_OPTIONS = { once: "Allow once", always: "Always allow for this 
 /** This package's command line, for a grant command that runs whether or not `agent-forge` is on the PATH. */
 const AGENT_FORGE_BIN = fileURLToPath(new URL("../../bin/agent-forge.mjs", import.meta.url));
 
-type Answer = "once" | "always" | "deny" | undefined;
+/** How many dialogs one call may open; past it, what it asks for is refused unasked, naming the grant commands. */
+export const MAX_DIALOGS_PER_CALL = 5;
+
+/** "over": the call ended before or while it was asked (nothing is remembered); "unasked": past the call's dialogs. */
+// "denied": a person said no to the same earlier in the call (not asked again).
+// "too-long": a command line too long to show whole is not put to a person.
+type Answer = "once" | "always" | "deny" | "denied" | "over" | "unasked" | "too-long" | undefined;
+
+/** What one call asked: how many dialogs it opened, and what a person denied in it (not asked again). */
+interface CallAsks {
+	dialogs: number;
+	denied: Set<string>;
+}
 
 export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 	const { grants, audit, config } = options;
@@ -65,8 +77,20 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		return redact(key) === key ? key : digestKey(key);
 	};
 	let prompts: Promise<unknown> = Promise.resolve();
+	// Per call (keyed by the signal that ends it): a call cannot keep a person answering, nor ask again what they denied.
+	const asks = new WeakMap<AbortSignal, CallAsks>();
+	const asksOf = (call: GateCall): CallAsks => {
+		if (!call.ended) return { dialogs: 0, denied: new Set() };
+		const entry = asks.get(call.ended) ?? { dialogs: 0, denied: new Set<string>() };
+		asks.set(call.ended, entry);
+		return entry;
+	};
 
-	/** Asks a person (one dialog at a time); undefined when there is nobody to ask. */
+	/**
+	 * Asks a person (one dialog at a time); undefined when there is nobody to ask. A call that is over is not asked
+	 * for (its dialogs still queued are dropped, one open is dismissed), and one call opens at most
+	 * MAX_DIALOGS_PER_CALL dialogs.
+	 */
 	const ask = (capability: Capability, call: GateCall): Promise<Answer> => {
 		const select = call.host?.hasUI ? call.host.select : undefined;
 		if (!select) return Promise.resolve(undefined);
@@ -74,18 +98,24 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			capability.kind === "inline"
 				? [ASK_OPTIONS.always, ASK_OPTIONS.deny]
 				: [ASK_OPTIONS.once, ASK_OPTIONS.always, ASK_OPTIONS.deny];
-		const asked = prompts.then(async () => {
-			const resume = call.pause();
-			try {
-				const title = permissionTitle(capability, { tool: call.tool, version: call.version, redact });
-				const answer = await select(title, options);
-				return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
-			} finally {
-				resume();
-			}
+		if (commandTooLong(capability, redact) !== undefined) return Promise.resolve("too-long");
+		const callAsks = asksOf(call);
+		// From now on the tool waits on a person (for this dialog, or one before it in the queue).
+		const resume = call.pause();
+		const asked = prompts.then(async (): Promise<Answer> => {
+			if (!call.alive() || call.ended?.aborted) return "over";
+			// Asked while this one waited its turn: the answer given then holds.
+			if (callAsks.denied.has(capabilityKey(capability))) return "denied";
+			if (callAsks.dialogs >= MAX_DIALOGS_PER_CALL) return "unasked";
+			callAsks.dialogs++;
+			const title = permissionTitle(capability, { tool: call.tool, version: call.version, redact });
+			// The queue moves on when the call ends, whether or not the UI takes the dialog down.
+			const answer = await Promise.race([select(title, options, call.ended), whenAborted(call.ended)]);
+			if (!call.alive()) return "over";
+			return answer === ASK_OPTIONS.once ? "once" : answer === ASK_OPTIONS.always ? "always" : "deny";
 		});
 		prompts = asked.catch(() => undefined);
-		return asked as Promise<Answer>;
+		return asked.finally(resume);
 	};
 
 	const authorise = async (capability: Capability, call: GateCall): Promise<ForgeErrorData | undefined> => {
@@ -100,7 +130,10 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		});
 		let audited: "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
 		if (decision.verdict === "ask") {
-			const answer = await ask(capability, call);
+			const callAsks = asksOf(call);
+			const key = capabilityKey(capability);
+			const answer = callAsks.denied.has(key) ? "denied" : await ask(capability, call);
+			if (answer === "deny") callAsks.denied.add(key);
 			if (answer === "always")
 				await grants
 					.remember(projectDir, call.tool, grantKey(capability), "allow", call.hash)
@@ -115,11 +148,17 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 							? "ask-deny"
 							: undefined;
 			decision =
-				answer === "deny"
+				answer === "deny" || answer === "denied"
 					? { verdict: "deny", reason: REASONS.deniedByUser }
 					: answer === undefined
 						? { verdict: "deny", reason: "no UI to ask" }
-						: { verdict: "allow", reason: "allowed by the user" };
+						: answer === "over"
+							? { verdict: "deny", reason: REASONS.callOver }
+							: answer === "unasked"
+								? { verdict: "deny", reason: REASONS.tooManyDialogs(MAX_DIALOGS_PER_CALL) }
+								: answer === "too-long"
+									? { verdict: "deny", reason: REASONS.tooLongToShow(commandTooLong(capability, redact) ?? 0) }
+									: { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always")
 			await grants.remember(projectDir, call.tool, "inline", "allow", call.hash).catch(() => undefined);
@@ -142,7 +181,11 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		}
 		const hint = refusalHint(call.tool, config.policy, grants.file, decision);
 		// What a person just refused is not offered back as a command to run.
-		if (!isFinalDenial(decision) && decision.reason !== REASONS.deniedByUser) {
+		if (
+			!isFinalDenial(decision) &&
+			decision.reason !== REASONS.deniedByUser &&
+			decision.reason !== REASONS.callOver
+		) {
 			const commands = grantCommands(call.tool, grantKey(capability), {
 				node: process.execPath,
 				bin: AGENT_FORGE_BIN,
@@ -182,6 +225,14 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			}),
 		flush: () => audit.flush(),
 	};
+}
+
+/** Resolves (to undefined) when `signal` aborts; never without one. */
+function whenAborted(signal: AbortSignal | undefined): Promise<undefined> {
+	return new Promise((resolve) => {
+		if (signal?.aborted) resolve(undefined);
+		else signal?.addEventListener("abort", () => resolve(undefined), { once: true });
+	});
 }
 
 /** A refusal no grant can lift (a protected location, a relative path): no command to grant it is offered. */

@@ -13,6 +13,8 @@ export const GRANT_FORMS =
 
 /** An environment suffix as capabilityKey writes it: " env:A,B#<12 hex digits>". */
 const ENV_SUFFIX = / env:[^\s#,]+(?:,[^\s#,]+)*#[0-9a-f]{12}$/;
+/** A content suffix as capabilityKey writes it, before the environment's: " content#<sha256 hex>". */
+const CONTENT_SUFFIX = / content#[0-9a-f]{64}$/;
 
 export function parseGrantKey(text: string): ParsedGrantKey {
 	const key = text.trim();
@@ -47,7 +49,9 @@ export function parseGrantKey(text: string): ParsedGrantKey {
 				: { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
 		case "exec": {
 			const env = ENV_SUFFIX.exec(rest)?.[0] ?? "";
-			const program = rest.slice(0, rest.length - env.length);
+			const withContent = rest.slice(0, rest.length - env.length);
+			const content = CONTENT_SUFFIX.exec(withContent)?.[0] ?? "";
+			const program = withContent.slice(0, withContent.length - content.length);
 			if (!program.trim()) return { ok: false, error: `'${key}': exec: needs a program (exec:/usr/bin/git).` };
 			if (isAbsolute(program)) return { ok: true, key };
 			if (program.includes("/") || /\s/.test(program))

@@ -48,8 +48,8 @@ export interface RunHost {
 	pi: unknown;
 	hasUI: boolean;
 	notify(message: string, level?: "info" | "warning" | "error"): void;
-	/** Asks the person to pick one option (only with a UI); undefined when dismissed. */
-	select?(title: string, options: string[]): Promise<string | undefined>;
+	/** Asks the person to pick one option (only with a UI); undefined when dismissed (`signal` dismisses it). */
+	select?(title: string, options: string[], signal?: AbortSignal): Promise<string | undefined>;
 	/**
 	 * `pi.useTool(name, args)` of the tool this host runs: another forged tool or one of pi's built-ins, resolving to
 	 * what it returned. Without it, `pi.useTool` is refused.

@@ -21,6 +21,7 @@ import type { CompiledCode } from "../forge/transpile.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
+import { controlCharacter } from "../policy/terminal-text.ts";
 import { nextVersion } from "./next-version.ts";
 
 export interface ForgeRequest {
@@ -178,6 +179,16 @@ function validateDescription(description: unknown): Result<string> {
 				"description",
 				`The description is ${description.length} characters long (at most ${MAX_DESCRIPTION}).`,
 				{ hint },
+			),
+		);
+	}
+	const control = controlCharacter(description);
+	if (control) {
+		return fail(
+			new ForgeError(
+				"description",
+				`The description holds a control character (${control.shown} at position ${control.index + 1}): escape sequences and direction-changing characters would act on the terminal of whoever lists the tool.`,
+				{ hint: `${hint} Plain text only: newlines and tabs are fine.` },
 			),
 		);
 	}

@@ -145,6 +145,8 @@ export const FromHostSchema = Type.Union([
 		hash: Type.String(),
 		/** Any object: the broker reads it field by field and answers what it cannot do with an error. */
 		request: Type.Unsafe<Static<typeof BrokerRequestSchema>>(Type.Object({})),
+		/** The worker sleeps until the answer (a synchronous request): none of its code runs meanwhile. */
+		blocking: Type.Optional(Type.Boolean()),
 	}),
 	Type.Object({ type: Type.Literal("notify"), callId: Id, message: Type.String(), level: Level }),
 	Type.Object({ type: Type.Literal("console"), callId: Id, text: Type.String() }),

@@ -183,7 +183,15 @@ export function createToolWorkers(options: HostOptions) {
 		}
 		const requestId = nextRelayId++;
 		relayed.set(requestId, { port, localId: message.requestId, wake });
-		send({ type: "broker", requestId, callId, tool: tool.name, hash: tool.hash, request });
+		send({
+			type: "broker",
+			requestId,
+			callId,
+			tool: tool.name,
+			hash: tool.hash,
+			request,
+			...(wake ? { blocking: true } : {}),
+		});
 	}
 
 	/** pi's answer to a relayed request, passed back to the worker that asked (woken if it sleeps on it). */

@@ -8,7 +8,7 @@ import { isAbsolute } from "node:path";
 import { ForgeError, type ForgeErrorData } from "../../../contract/forge-error.ts";
 import type { CallerOperations } from "../../../contract/tool-calls.ts";
 import { FS_OPS } from "../fs-ops.ts";
-import type { BrokerReply, BrokerRequest, ExecResult, FsRequest, UseRequest } from "../protocol.ts";
+import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, UseRequest } from "../protocol.ts";
 import { createCallerOperations } from "./caller-operations.ts";
 import { capabilitiesOf, changesNothing } from "./capabilities.ts";
 import type { Capability } from "./capability.ts";
@@ -36,8 +36,6 @@ export interface BrokerSettings {
 export interface BrokerCall extends GateCall {
 	/** Commands started for the call, killed with it. */
 	children: Set<ChildProcess>;
-	/** False once the call is over (finished, timed out, cancelled): nothing more is done for it. */
-	alive(): boolean;
 	/** `pi.useTool` of the call's tool, run by pi's wiring with `ops` acting as the caller; absent where there is none. */
 	useTool?(name: string, args: unknown, ops: CallerOperations): Promise<unknown>;
 }
@@ -97,7 +95,8 @@ export class Broker {
 							error: `spawn ${request.file} ENOENT`,
 						} satisfies ExecResult,
 					};
-				request = { ...request, file: exec.program };
+				// A program a tool can write runs with the content that was approved, or not at all (exec-command.ts).
+				request = { ...request, file: exec.program, programDigest: exec.content } as ExecRequest;
 			}
 			const pinned = capabilities.find((c) => "path" in c && isPisOwn(c.path));
 			if (pinned && "path" in pinned) {
@@ -159,8 +158,9 @@ export class Broker {
 	}
 
 	private capabilitiesOf(request: BrokerRequest): Promise<Capability[]> {
-		const { projectDir, commandEnv } = this.settings;
-		return capabilitiesOf(request, { projectDir, commandEnv, realpath: this.operations.realpath });
+		const { projectDir, tempDir, commandEnv } = this.settings;
+		const writableRoots = [projectDir, tempDir];
+		return capabilitiesOf(request, { projectDir, commandEnv, realpath: this.operations.realpath, writableRoots });
 	}
 
 	/**

@@ -22,6 +22,8 @@ export interface PendingCall {
 	printed: ConsoleBuffer;
 	/** The commands that grant what the gate refused during the call (made in pi's process, not by the tool). */
 	grants: string[];
+	/** Notifications shown for the call so far (a call shows at most MAX_NOTIFICATIONS). */
+	notified: number;
 	/** Aborted when the call ends, however it ends (a tool it called through pi.useTool stops with it). */
 	ended: AbortSignal;
 	/** When the call's deadline passes (ms since the epoch, as first armed): what a nested call may use of it. */
@@ -50,6 +52,9 @@ export interface CallSpec {
 	onCancel(callId: number): void;
 }
 
+/** Notifications one call may show (a loop of ctx.notify must not flood pi's UI). */
+export const MAX_NOTIFICATIONS = 20;
+
 export class CallTable {
 	private readonly entries = new Map<number, Entry>();
 	private nextId = 1;
@@ -72,6 +77,7 @@ export class CallTable {
 				process: spec.process,
 				printed: new ConsoleBuffer(),
 				grants: [],
+				notified: 0,
 				ended: ended.signal,
 				deadline: Date.now() + spec.timeoutMs,
 				finish: (result) => {
@@ -115,15 +121,31 @@ export class CallTable {
 		return undefined;
 	}
 
+	/** A call's notification, while it has not shown MAX_NOTIFICATIONS; then one note that the rest are dropped. */
+	notify(callId: number, text: string, level?: "info" | "warning" | "error"): void {
+		const call = this.entries.get(callId);
+		if (!call?.host) return;
+		const shown = ++call.notified;
+		if (shown <= MAX_NOTIFICATIONS) call.host.notify(text, level);
+		else if (shown === MAX_NOTIFICATIONS + 1)
+			call.host.notify(
+				`'${call.tool}' sent more than ${MAX_NOTIFICATIONS} notifications in one call; the rest of this call's are not shown.`,
+				"warning",
+			);
+	}
+
 	/** Every open call (a copy: finishing one while walking is safe). */
 	all(): PendingCall[] {
 		return [...this.entries.values()];
 	}
 
-	/** The deadline does not run while a person is asked for a grant. */
+	/**
+	 * The deadline does not run while a person is asked for a grant and the call's worker sleeps on the answer; a
+	 * command of the call still running meanwhile would run on free time, so then it keeps running.
+	 */
 	pause(call: PendingCall): () => void {
 		const entry = this.entries.get(call.callId);
-		if (!entry || entry !== call) return () => undefined;
+		if (!entry || entry !== call || entry.children.size > 0) return () => undefined;
 		if (entry.pauses++ === 0) {
 			clearTimeout(entry.timer);
 			entry.remaining -= Date.now() - entry.armedAt;

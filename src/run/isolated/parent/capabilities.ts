@@ -7,6 +7,7 @@ import { FS_OPS, isFsOp } from "../fs-ops.ts";
 import type { BrokerRequest, FsRequest } from "../protocol.ts";
 import { resolveProgram } from "../resolve-program.ts";
 import { type Capability, type EnvChange, shellQuote } from "./capability.ts";
+import { programContent, shellFilesDigest } from "./program-content.ts";
 
 export interface CapabilityContext {
 	/** The real path of the project: where a command runs when it names no folder. */
@@ -14,6 +15,8 @@ export interface CapabilityContext {
 	/** The environment commands start from: a variable a request sets to another value is a change to show. */
 	commandEnv: Record<string, string>;
 	realpath(path: string): Promise<string>;
+	/** Real paths a tool can write (the project, the temp dir): a program there is named by its content too. */
+	writableRoots?: readonly string[];
 }
 
 export async function capabilitiesOf(request: BrokerRequest, context: CapabilityContext): Promise<Capability[]> {
@@ -47,22 +50,22 @@ export async function capabilitiesOf(request: BrokerRequest, context: Capability
 					name in commandEnv ? { name, value, previous: commandEnv[name] } : { name, value },
 				);
 			const path = request.env?.PATH ?? commandEnv.PATH;
+			const roots = context.writableRoots ?? [];
+			const line = [request.file, ...request.args].join(" ");
+			const program = request.shell ? "/bin/sh" : (resolveProgram(request.file, { cwd, path }) ?? request.file);
+			const content = request.shell
+				? await shellFilesDigest(line, cwd, roots, context.realpath)
+				: (await programContent(await real(program), roots))?.digest;
 			const exec: Capability = request.shell
-				? {
-						kind: "exec",
-						program: "/bin/sh",
-						commandLine: [request.file, ...request.args].join(" "),
-						shell: true,
-						env,
-						cwd,
-					}
+				? { kind: "exec", program, commandLine: line, shell: true, env, cwd }
 				: {
 						kind: "exec",
-						program: resolveProgram(request.file, { cwd, path }) ?? request.file,
+						program,
 						commandLine: [request.file, ...request.args].map(shellWord).join(" "),
 						env,
 						cwd,
 					};
+			if (content) exec.content = content;
 			return request.cwd ? [exec, { kind: "fs-read", path: cwd }] : [exec];
 		}
 		case "env":

@@ -10,9 +10,18 @@ export type Capability =
 	/**
 	 * `program` is the executable as spawn would run it (its path, looked up on PATH in pi's process); with `shell`,
 	 * `commandLine` is the whole line the shell runs. `env`: the variables the command gets beyond pi's own; `cwd`: the
-	 * folder it runs in (shown, not part of the key).
+	 * folder it runs in (shown, not part of the key). `content`: the sha256 of the program when a tool can write it
+	 * (inside the project or the temp dir), or of the files a shell line names there: part of the key.
 	 */
-	| { kind: "exec"; program: string; commandLine: string; shell?: boolean; env?: readonly EnvChange[]; cwd?: string }
+	| {
+			kind: "exec";
+			program: string;
+			commandLine: string;
+			shell?: boolean;
+			env?: readonly EnvChange[];
+			cwd?: string;
+			content?: string;
+	  }
 	| { kind: "env"; name: string }
 	/** HTTP(S) to one host: its name, with the port when it is not the scheme's default ("api.example.com", "127.0.0.1:8080"). */
 	| { kind: "net"; host: string }

@@ -1,8 +1,14 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
 // its time bounded, its whole process group killed when the call ends.
 import { type ChildProcess, spawn } from "node:child_process";
+import { realpath } from "node:fs/promises";
+import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { programContent } from "./program-content.ts";
+
+/** A command as the broker hands it over: `programDigest`, the content of the program that was approved. */
+export type ApprovedExec = ExecRequest & { programDigest?: string };
 
 const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
 
@@ -27,10 +33,23 @@ export interface CommandSetting {
  * locations in them (read-only binds: the kernel refuses those writes), the network only if the policy lets tools have
  * it. A shell command line is run by /bin/sh inside the sandbox.
  */
-export function runCommand(request: ExecRequest, setting: CommandSetting): Promise<ExecResult> {
+export async function runCommand(request: ApprovedExec, setting: CommandSetting): Promise<ExecResult> {
 	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
 	const { sandbox } = setting;
-	const spec = { writable: setting.writable, readOnly: setting.readOnly, network: setting.network };
+	// The program as it was approved: its content now must be what was hashed, and in the sandbox exactly those bytes
+	// are bound read-only over its path, so a rewrite after this check runs nothing.
+	const approved = request.shell ? undefined : request.programDigest;
+	const file = approved ? await realpath(request.file).catch(() => request.file) : request.file;
+	const program = approved ? await programContent(file, setting.writable) : undefined;
+	if (approved && program?.digest !== approved)
+		return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
+	const pinned = program && program.bytes.length > 0 && sandbox.kind === "bubblewrap" ? program : undefined;
+	const spec = {
+		writable: setting.writable,
+		readOnly: setting.readOnly,
+		network: setting.network,
+		...(pinned ? { pinned: { path: file, fd: PINNED_FD } } : {}),
+	};
 	const shellLine = [request.file, ...request.args].join(" ");
 	const { command, args } =
 		sandbox.kind === "bubblewrap"
@@ -47,8 +66,13 @@ export function runCommand(request: ExecRequest, setting: CommandSetting): Promi
 			env: { ...setting.env, ...request.env },
 			shell: sandbox.kind === "bubblewrap" ? false : request.shell,
 			detached: true,
-			stdio: ["pipe", "pipe", "pipe"],
+			stdio: pinned ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
 		});
+		if (pinned) {
+			const bytes = child.stdio[PINNED_FD] as Writable;
+			bytes.on("error", () => undefined);
+			bytes.end(pinned.bytes);
+		}
 		setting.children.add(child);
 		let stdout = "";
 		let stderr = "";
@@ -89,6 +113,12 @@ export function runCommand(request: ExecRequest, setting: CommandSetting): Promi
 		});
 	});
 }
+
+/** The descriptor bubblewrap reads the approved program's bytes from. */
+const PINNED_FD = 3;
+
+const changedProgram = (file: string) =>
+	`${file} changed after it was approved (its content is not what was granted); it was not run. Run it again to be asked about what it holds now.`;
 
 /** SIGKILL to a command's whole process group (what it started goes with it). */
 export function killGroup(child: ChildProcess): void {

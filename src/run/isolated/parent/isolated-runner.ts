@@ -212,7 +212,7 @@ export class IsolatedRunner implements Runner {
 				for (const result of message.results) this.onMessage(result, from);
 				return;
 			case "notify":
-				this.calls.get(message.callId)?.host?.notify(message.message, message.level);
+				this.calls.notify(message.callId, message.message, message.level);
 				return;
 			case "console":
 				this.calls.get(message.callId)?.printed.append(message.text);
@@ -241,7 +241,7 @@ export class IsolatedRunner implements Runner {
 			reply({ ok: false, error: CALL_OVER });
 			return;
 		}
-		void this.broker.handle(message.request, this.brokerCall(entry)).then((answer) => {
+		void this.broker.handle(message.request, this.brokerCall(entry, message.blocking === true)).then((answer) => {
 			try {
 				reply(answer);
 			} catch (error) {
@@ -253,17 +253,18 @@ export class IsolatedRunner implements Runner {
 		});
 	}
 
-	/** A request outside any call (a module's top-level code) belongs to a running call of its tool: its deadline, its grants. */
-	private brokerCall(entry: PendingCall): BrokerCall {
+	/** A request outside any call belongs to a running call of its tool; a dialog stops the deadline only if `blocking`. */
+	private brokerCall(entry: PendingCall, blocking: boolean): BrokerCall {
 		const useTool = entry.host?.useTool?.bind(entry.host);
 		return {
 			tool: entry.tool,
 			hash: entry.hash,
 			version: this.versions.get(entry.hash),
 			host: entry.host,
-			pause: () => this.calls.pause(entry),
+			pause: () => (blocking ? this.calls.pause(entry) : () => undefined),
 			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
+			ended: entry.ended,
 			refused: (grants: string[]) => entry.grants.push(...grants),
 			...(useTool
 				? {

@@ -20,6 +20,8 @@ export interface SandboxSpec {
 	hidden?: string[];
 	/** …except these paths inside them, bound back read-only (the project, the runner's code, Node itself). */
 	visible?: string[];
+	/** A command's program as it was approved: its bytes, read by bubblewrap from `fd`, bound read-only over `path`. */
+	pinned?: { path: string; fd: number };
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
@@ -59,6 +61,7 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 	for (const path of spec.writable) args.push("--bind", path, path);
 	// After the writable folders, so they win inside them; a path that does not exist cannot be bound (and so is not).
 	for (const path of spec.readOnly) args.push("--ro-bind-try", path, path);
+	if (spec.pinned) args.push("--perms", "0555", "--ro-bind-data", String(spec.pinned.fd), spec.pinned.path);
 	if (!spec.network) args.push("--unshare-net");
 	// Its own pid namespace (no signals to pi or anything else), a new session (no typing into pi's terminal), and
 	// gone with pi.

@@ -14,8 +14,15 @@ export interface GateCall {
 	/** The tool's version number, when known (the dialog names it). */
 	version?: number;
 	host?: RunHost;
-	/** Stops the call's deadline while a person decides; returns the function that restarts it. */
+	/**
+	 * Stops the call's deadline while a person decides, when the tool's code cannot run meanwhile (its worker sleeps on
+	 * the answer); returns the function that restarts it.
+	 */
 	pause(): () => void;
+	/** False once the call is over: nobody is asked for it any more. */
+	alive(): boolean;
+	/** Aborted when the call ends (a dialog still open for it is dismissed); the same signal for every request of a call. */
+	ended?: AbortSignal;
 	/** Told the commands that would grant what was just refused (kept in pi's process for the call's error). */
 	refused?(grants: string[]): void;
 }

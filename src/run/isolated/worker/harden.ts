@@ -1,5 +1,6 @@
 // What a worker takes away from its `process` before any forged code runs: everything that reaches past the worker
-// (native bindings, signals to other processes, exiting, the working directory), and the network under strict policy.
+// (native bindings, signals to other processes, exiting, the working directory, channels to other tools' workers), and
+// the network under strict policy.
 // Both the tool workers and the preflight worker call it, so a module's top-level code meets the same walls as its logic.
 import type { Limits } from "../protocol.ts";
 
@@ -27,6 +28,12 @@ const REFUSED_PROCESS_MEMBERS = [
 	"chdir",
 ];
 
+/**
+ * Channels between the workers of one host: a tool could hand what it was granted (a secret, a file's content) to
+ * another tool, or drive it, with no brokered request and no audit line. Each worker is its tool's alone.
+ */
+const CROSS_WORKER_GLOBALS = ["BroadcastChannel"];
+
 /** The ways out to the network a worker has; `fetch` comes back brokered where the tool worker installs it. */
 const NETWORK_GLOBALS = ["fetch", "WebSocket", "EventSource"];
 
@@ -41,6 +48,7 @@ export function harden(limits: Limits): void {
 		if (name in proc) lock(proc, name, refuse(name, "it reaches outside the tool."));
 	}
 	lock(proc, "exit", refuse("exit", "return a value to finish, or throw an Error to fail."));
+	for (const name of CROSS_WORKER_GLOBALS) delete (globalThis as Record<string, unknown>)[name];
 	if (limits.networkOff) {
 		for (const name of NETWORK_GLOBALS) delete (globalThis as Record<string, unknown>)[name];
 	}
