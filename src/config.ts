@@ -69,6 +69,7 @@ export function readConfig(
 	const dir = env.PI_FORGE_DIR?.trim();
 	const toolboxDir = dir ? (isAbsolute(dir) ? dir : resolve(cwd, dir)) : join(cwd, ".pi", "forge", "extensions");
 	const agentDir = env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
+	const userToolboxDir = join(agentDir, "forge", "extensions");
 
 	// Later files win: the project's over the global one.
 	const fromFiles = new Map<FileKey, Setting>();
@@ -146,6 +147,8 @@ export function readConfig(
 			cwd,
 			agentDir,
 			forgeHome: join(agentDir, "forge"),
+			// One folder cannot be two toolboxes: PI_FORGE_DIR set to the user toolbox leaves the project's alone.
+			...(sameFolder(toolboxDir, userToolboxDir) ? {} : { userToolboxDir }),
 			projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
 			safeEnv: safeEnvironment(processEnv),
 			secretValues: sensitiveEnvValues(processEnv),
@@ -185,6 +188,10 @@ function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<
 			});
 	}
 	return settings;
+}
+
+function sameFolder(a: string, b: string): boolean {
+	return resolve(a) === resolve(b) || realOrSelf(a) === realOrSelf(b);
 }
 
 /** A path through symlinks; the path itself when it cannot be resolved (it does not exist yet). */

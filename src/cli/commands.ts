@@ -2,9 +2,11 @@
 // Arguments arrive checked by parse-args.ts (count, flags, versions).
 import { resolve } from "node:path";
 import { formatForModel, formatForPerson } from "../contract/error-format.ts";
+import type { Result } from "../contract/forge-error.ts";
 import { exportPackage, importTools } from "../share/package.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
+import type { Moved } from "../toolbox/toolboxes.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
 import type { CommandName } from "./parse-args.ts";
@@ -31,16 +33,29 @@ const noSuchTool = (name: string) => `There is no forged tool named '${name}'.`;
 /** parse-args.ts has already refused anything that is not a version. */
 const version = (text: string) => parseVersion(text) ?? 0;
 
+/** What a promote or demote did. */
+function moved(result: Result<Moved>, io: Io): number {
+	if (!result.ok) return fail(io, formatForPerson(result.error));
+	const { name, version, to, versions, replaced } = result.value;
+	const where = to === "user" ? "the user toolbox (every project sees it)" : "the project toolbox";
+	const replacing = replaced ? `; it replaced the v${replaced} that was there` : "";
+	io.out(
+		`Moved '${name}' v${version} to ${where}, with ${versions} stored version${versions === 1 ? "" : "s"}${replacing}.`,
+	);
+	return 0;
+}
+
 export const RUN: Record<CommandName, Command> = {
-	list: async ({ args, json }, { toolbox }, io) => {
+	list: async ({ args, json }, { toolboxes: toolbox }, io) => {
 		const { tools } = toolbox.list(args.join(" ") || undefined, 10_000);
 		io.out(
 			json
 				? JSON.stringify(
-						tools.map(({ entry, health, state }) => ({
+						tools.map(({ entry, health, state, scope }) => ({
 							name: entry.name,
 							version: entry.version,
 							state,
+							scope,
 							description: entry.description,
 							calls: health?.calls ?? 0,
 							failures: health?.failures ?? 0,
@@ -54,14 +69,14 @@ export const RUN: Record<CommandName, Command> = {
 		return 0;
 	},
 
-	show: async ({ args: [name] }, { toolbox }, io) => {
+	show: async ({ args: [name] }, { toolboxes: toolbox }, io) => {
 		const view = toolbox.view(name);
 		if (!view) return fail(io, noSuchTool(name));
 		io.out(toolDetails(view, await toolbox.readSource(name), await toolbox.versions(name), new Date()));
 		return 0;
 	},
 
-	history: async ({ args: [name] }, { toolbox }, io) => {
+	history: async ({ args: [name] }, { toolboxes: toolbox }, io) => {
 		const [entries, live] = [await toolbox.versions(name), toolbox.get(name)];
 		if (entries.length === 0 && !live) return fail(io, noSuchTool(name));
 		if (entries.length === 0) {
@@ -79,7 +94,7 @@ export const RUN: Record<CommandName, Command> = {
 		return 0;
 	},
 
-	diff: async ({ args: [name, from, to] }, { toolbox }, io) => {
+	diff: async ({ args: [name, from, to] }, { toolboxes: toolbox }, io) => {
 		const stored = await toolbox.versions(name);
 		const newest = toolbox.get(name)?.version ?? stored.at(-1)?.version;
 		if (newest === undefined) return fail(io, noSuchTool(name));
@@ -96,7 +111,7 @@ export const RUN: Record<CommandName, Command> = {
 		return 0;
 	},
 
-	test: async ({ args: [name], json }, { toolbox }, io) => {
+	test: async ({ args: [name], json }, { toolboxes: toolbox }, io) => {
 		const result = await toolbox.runTests(name);
 		if (!result.ok) return fail(io, formatForPerson(result.error));
 		const verdicts = result.value;
@@ -129,7 +144,7 @@ export const RUN: Record<CommandName, Command> = {
 		return failed === 0 ? 0 : 1;
 	},
 
-	check: async ({ args: names, json }, { toolbox }, io) => {
+	check: async ({ args: names, json }, { toolboxes: toolbox }, io) => {
 		const verdicts = await toolbox.check(names);
 		if (json) io.out(JSON.stringify(verdicts, null, 2));
 		else if (verdicts.length === 0) io.out("The toolbox is empty: nothing to check.");
@@ -140,10 +155,11 @@ export const RUN: Record<CommandName, Command> = {
 					: "";
 				const tests = v.tests ? `${v.tests} test${v.tests === 1 ? "" : "s"} passed` : "draft: no tests";
 				const edited = v.edited ? " (edited by hand)" : "";
+				const user = v.scope === "user" ? " [user toolbox]" : "";
 				io.out(
 					v.ok
-						? `✓ ${v.name} v${v.version} (${tests}${v.edited ? ", edited by hand" : ""})`
-						: `✗ ${v.name}${v.version ? ` v${v.version}` : ""}${edited}: ${v.error?.phase}${where} — ${v.error?.message.split("\n")[0]}`,
+						? `✓ ${v.name} v${v.version}${user} (${tests}${v.edited ? ", edited by hand" : ""})`
+						: `✗ ${v.name}${v.version ? ` v${v.version}` : ""}${user}${edited}: ${v.error?.phase}${where} — ${v.error?.message.split("\n")[0]}`,
 				);
 			}
 			const broken = verdicts.filter((v) => !v.ok).length;
@@ -161,14 +177,14 @@ export const RUN: Record<CommandName, Command> = {
 		return 0;
 	},
 
-	rollback: async ({ args: [name, to] }, { toolbox }, io) => {
+	rollback: async ({ args: [name, to] }, { toolboxes: toolbox }, io) => {
 		const result = await toolbox.rollback(name, version(to));
 		if (!result.ok) return fail(io, formatForModel(result.error));
 		io.out(`Rolled '${name}' back to v${version(to)}: it is now v${result.value.meta.version}.`);
 		return 0;
 	},
 
-	remove: async ({ args: [name] }, { toolbox }, io) => {
+	remove: async ({ args: [name] }, { toolboxes: toolbox }, io) => {
 		const result = await toolbox.remove(name);
 		if (!result.ok) return fail(io, formatForPerson(result.error));
 		io.out(`Removed '${name}' (history kept: agent-forge rollback ${name} v${result.value.version} restores it).`);
@@ -189,6 +205,10 @@ export const RUN: Record<CommandName, Command> = {
 		if (outcomes.length === 0) io.out("No tools found there.");
 		return outcomes.some((o) => !o.ok && !o.skipped) ? 1 : 0;
 	},
+
+	promote: async ({ args: [name], force }, { toolboxes }, io) => moved(await toolboxes.promote(name, { force }), io),
+
+	demote: async ({ args: [name], force }, { toolboxes }, io) => moved(await toolboxes.demote(name, { force }), io),
 
 	// A capability with spaces (a shell line) may come quoted as one argument or as several words.
 	grant: async ({ args: [name, ...capability] }, opened, io) => {

@@ -43,7 +43,7 @@ export async function main(
 	} catch (error) {
 		return fail(io, inertText((error as Error).message.split("\n")[0]));
 	} finally {
-		await opened?.toolbox.close().catch(() => undefined);
+		await opened?.toolboxes.close().catch(() => undefined);
 	}
 }
 

@@ -14,6 +14,8 @@ export type CommandName =
 	| "rollback"
 	| "remove"
 	| "import"
+	| "promote"
+	| "demote"
 	| "grant"
 	| "revoke"
 	| "grants";
@@ -101,6 +103,22 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
 		does: "bring tools from an exported package or another toolbox",
 		min: 1,
 		max: Number.POSITIVE_INFINITY,
+		flags: ["force"],
+		readOnly: false,
+	},
+	promote: {
+		args: "<tool>",
+		does: "move a tool with its history to the user toolbox (every project sees it)",
+		min: 1,
+		max: 1,
+		flags: ["force"],
+		readOnly: false,
+	},
+	demote: {
+		args: "<tool>",
+		does: "move a user-toolbox tool with its history into this project's toolbox",
+		min: 1,
+		max: 1,
 		flags: ["force"],
 		readOnly: false,
 	},

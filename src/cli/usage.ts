@@ -14,11 +14,13 @@ ${lines.join("\n")}
 Options:
   --cwd <project>              the project (default: the current directory)
   --json                       machine-readable output (list, check, test)
-  --force                      import: replace tools that already exist
+  --force                      import, promote, demote: replace a tool of the same name that is there
   -h, --help                   this text
   -v, --version                the version of agent-forge
 
-The toolbox is $PI_FORGE_DIR, else <project>/.pi/forge/extensions. A version is N or vN (diff my-tool v2 v3).
+The toolbox is $PI_FORGE_DIR, else <project>/.pi/forge/extensions; beside it, the user toolbox
+(<agent dir>/forge/extensions) is seen from every project, and a project tool wins a name clash. A version is N or vN
+(diff my-tool v2 v3).
 Read-only: ${readOnly.join(", ")} never write into the project.
 ${grants.join(", ")} work on your grants file (<agent dir>/forge/grants.json), never on the project. A capability:
   read:<absolute path> (ending in / for a folder), write:<absolute path>, exec:<program path or name on PATH>,

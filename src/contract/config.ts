@@ -43,6 +43,11 @@ export interface ForgeConfig {
 	agentDir: string;
 	/** Agent Forge's own folder in the agent dir: grants, the runner's bundle, the global config file. */
 	forgeHome: string;
+	/**
+	 * The user toolbox, seen from every project: `<agent dir>/forge/extensions/`. Undefined when PI_FORGE_DIR names that
+	 * very folder (there is then one toolbox, the project's).
+	 */
+	userToolboxDir?: string;
 	/** `<cwd>/.pi/forge/config.json`. */
 	projectConfigFile: string;
 	/**

@@ -4,11 +4,13 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { formatForPerson } from "../contract/error-format.ts";
+import type { Result } from "../contract/forge-error.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
 import { inertText } from "../policy/terminal-text.ts";
 import { describeSandbox } from "../run/isolated/parent/os-sandbox.ts";
 import { grantCapability, listGrants, revokeCapability } from "../toolbox/grants.ts";
 import type { OpenedToolbox } from "../toolbox/open-toolbox.ts";
+import type { Moved } from "../toolbox/toolboxes.ts";
 import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
 import type { ForgeSession } from "./forge-session.ts";
@@ -31,7 +33,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "the toolbox as a table (best matches first with a query)",
 		takesTool: false,
 		// What confines the tools comes first: a person should not have to look for the absence of an OS sandbox.
-		run: async (args, { toolbox, runner }) => {
+		run: async (args, { toolboxes: toolbox, runner }) => {
 			const { listing, rechecking } = await currentListing(toolbox, args.join(" ") || undefined, 500);
 			const note = rechecking ? `\n${rechecking} tool(s) changed on disk are still being re-checked.` : "";
 			return `${describeSandbox(await runner.sandbox())}\n\n${toolboxTable(listing.tools, new Date())}${note}`;
@@ -41,7 +43,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge show <tool>",
 		summary: "metadata, health, history and source of one tool",
 		takesTool: true,
-		run: async ([name], { toolbox }) => {
+		run: async ([name], { toolboxes: toolbox }) => {
 			await toolbox.fresh(name);
 			const view = toolbox.view(name);
 			if (!view)
@@ -56,13 +58,13 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge history <tool>",
 		summary: "every stored version of a tool",
 		takesTool: true,
-		run: async ([name], { toolbox }) => historyTable(name, await toolbox.versions(name), new Date()),
+		run: async ([name], { toolboxes: toolbox }) => historyTable(name, await toolbox.versions(name), new Date()),
 	},
 	diff: {
 		usage: "/forge diff <tool> [from] [to]",
 		summary: "what changed between two versions (default: the previous and the current one)",
 		takesTool: true,
-		run: async ([name, from, to], { toolbox }) => {
+		run: async ([name, from, to], { toolboxes: toolbox }) => {
 			const current =
 				toolbox.get(name)?.version ?? Math.max(0, ...(await toolbox.versions(name)).map((e) => e.version));
 			const b = to ? parseVersion(to) : current;
@@ -76,7 +78,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge rollback <tool> <version>",
 		summary: "make an earlier version current again (after the usual checks)",
 		takesTool: true,
-		run: async ([name, version], { toolbox }) => {
+		run: async ([name, version], { toolboxes: toolbox }) => {
 			const to = parseVersion(version ?? "");
 			if (to === undefined)
 				return "Which version (N or vN)? /forge rollback <tool> <version> (see /forge history <tool>)";
@@ -90,7 +92,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge remove <tool>",
 		summary: "remove a tool (its history is kept; /forge rollback brings it back)",
 		takesTool: true,
-		run: async ([name], { toolbox }, ctx) => {
+		run: async ([name], { toolboxes: toolbox }, ctx) => {
 			if (!toolbox.get(name))
 				return unknownTool(
 					name,
@@ -106,7 +108,7 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		usage: "/forge test <tool>",
 		summary: "run a tool's tests now",
 		takesTool: true,
-		run: async ([name], { toolbox }) => {
+		run: async ([name], { toolboxes: toolbox }) => {
 			const result = await toolbox.runTests(name);
 			if (!result.ok) return formatForPerson(result.error);
 			if (result.value.length === 0)
@@ -118,6 +120,24 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 				),
 				`${result.value.filter((v) => v.pass).length} passed, ${result.value.filter((v) => !v.pass).length} failed`,
 			].join("\n");
+		},
+	},
+	promote: {
+		usage: "/forge promote <tool> [--force]",
+		summary: "move a project tool, with its history, to the user toolbox (every project sees it)",
+		takesTool: true,
+		run: async ([name, flag], { toolboxes }) => {
+			if (!name) return "Which tool? /forge promote <tool> (see /forge list)";
+			return movedText(await toolboxes.promote(name, { force: flag === "--force" }));
+		},
+	},
+	demote: {
+		usage: "/forge demote <tool> [--force]",
+		summary: "move a user-toolbox tool, with its history, back into this project's toolbox",
+		takesTool: true,
+		run: async ([name, flag], { toolboxes }) => {
+			if (!name) return "Which tool? /forge demote <tool> (see /forge list)";
+			return movedText(await toolboxes.demote(name, { force: flag === "--force" }));
 		},
 	},
 	grants: {
@@ -152,6 +172,15 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		run: async () => helpText(),
 	},
 };
+
+/** What a promote or demote did, for a person. */
+export function movedText(result: Result<Moved>): string {
+	if (!result.ok) return formatForPerson(result.error);
+	const { name, version, to, versions, replaced } = result.value;
+	const where = to === "user" ? "the user toolbox: every project sees it" : "this project's toolbox";
+	const history = `${versions} stored version${versions === 1 ? "" : "s"} moved with it`;
+	return `Moved '${name}' v${version} to ${where} (${history}${replaced ? `; it replaced the v${replaced} that was there` : ""}).`;
+}
 
 function helpText(): string {
 	return [
@@ -198,9 +227,9 @@ export function forgeCompletions(prefix: string, toolNames: string[]): Autocompl
 export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): void {
 	pi.registerCommand("forge", {
 		description:
-			"Agent Forge: the toolbox (list, show, history, diff, rollback, remove, grants, grant, revoke, help)",
+			"Agent Forge: the toolbox (list, show, history, diff, rollback, remove, promote, demote, grants, grant, revoke, help)",
 		getArgumentCompletions: (prefix) =>
-			forgeCompletions(prefix, session.current?.toolbox.entries().map((e) => e.name) ?? []),
+			forgeCompletions(prefix, session.current?.toolboxes.entries().map((e) => e.name) ?? []),
 		handler: async (input, ctx) => {
 			const { name, args } = parseForgeArgs(input);
 			const sub = SUBCOMMANDS[name];

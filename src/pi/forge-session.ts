@@ -4,23 +4,23 @@ import { type ConfigProblem, loadConfig } from "../config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
-import { ToolboxWatcher } from "../store/watcher.ts";
 import { admitsFresh, type Offer, selectOffer } from "../toolbox/active-set.ts";
 import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
-import type { Toolbox } from "../toolbox/toolbox.ts";
-import type { Composition, NestedCall } from "./compose.ts";
+import type { Toolboxes } from "../toolbox/toolboxes.ts";
+import { type Composition, composingHost, type NestedCall } from "./compose.ts";
 import { createDirectTool } from "./direct-tool.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
-import { type NextOffer, notOfferedAnswer, notOfferedNote, piNotFound } from "./offer-text.ts";
+import { answerNotOffered } from "./not-offered.ts";
+import { type NextOffer, notOfferedNote } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
 import { ForgeUi } from "./ui-controller.ts";
 
 export class ForgeSession {
-	private opened: { cwd: string; toolbox: Promise<Toolbox> } | undefined;
+	private opened: { cwd: string; toolbox: Promise<Toolboxes> } | undefined;
 	/** The toolbox once opened, with its grants and configuration (for /forge and autocompletion). */
 	current: OpenedToolbox | undefined;
 	readonly ui = new ForgeUi();
-	private watcher: ToolboxWatcher | undefined;
+	private watcher: { stop(): Promise<void> } | undefined;
 	/** Forged tools registered with pi under their own names, with the version registered. */
 	private readonly direct = new Map<string, number>();
 	/** What pi offers from its next request on, and the healthy forged tools it leaves out. */
@@ -42,16 +42,16 @@ export class ForgeSession {
 	configProblems: ConfigProblem[] = [];
 
 	/**
-	 * The toolbox of `cwd`, opened once (at session start, or at the first tool call if pi never sent one).
+	 * The toolboxes of `cwd` (the project's and the user's), opened once (at session start, or at the first tool call if pi never sent one).
 	 * If it cannot be opened the promise rejects with an error for the model, and the next call tries again.
 	 */
-	toolbox(cwd: string): Promise<Toolbox> {
+	toolbox(cwd: string): Promise<Toolboxes> {
 		if (this.opened?.cwd === cwd) return this.opened.toolbox;
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
 			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
-			let box: Toolbox;
+			let box: Toolboxes;
 			const loaded = loadConfig(cwd);
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
@@ -59,9 +59,11 @@ export class ForgeSession {
 				this.configProblems = opened.problems;
 				opened.runner.warm();
 				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
-				box = opened.toolbox;
+				box = opened.toolboxes;
 				this.current = opened;
 				this.ui.bind(box);
+				// A forge's tests may call the tools the candidate calls: they run with the composing host.
+				box.useTestHost((name) => composingHost(this.composition(this.pi, undefined, cwd), [name]));
 			} catch (error) {
 				this.opened = undefined;
 				throw toPiError(
@@ -69,7 +71,7 @@ export class ForgeSession {
 						"store",
 						`The toolbox could not be opened: ${(error as Error).message}`,
 						{
-							hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) is a writable directory.",
+							hint: "Check that PI_FORGE_DIR (or .pi/forge/extensions under the project) and the agent dir are writable directories.",
 						},
 						{ cause: error },
 					),
@@ -85,29 +87,30 @@ export class ForgeSession {
 			});
 			this.refreshActive(box);
 			// Live reload starts in the background: a large toolbox must not slow pi's start.
-			this.watcher = new ToolboxWatcher(box);
-			void this.watcher.start().catch(() => undefined);
+			this.watcher = box.watch();
 			return box;
 		})();
 		this.opened = { cwd, toolbox };
 		return toolbox;
 	}
 
-	toolboxFor(ctx: ExtensionContext): Promise<Toolbox> {
+	toolboxFor(ctx: ExtensionContext): Promise<Toolboxes> {
 		return this.toolbox(ctx.cwd);
 	}
 
 	/** What `pi.useTool` in a forged tool called from `ctx` reaches: the tools of this session's toolbox. */
-	composition(pi: ExtensionAPI, ctx: ExtensionContext, onNested?: (call: NestedCall) => void): Composition {
+	composition(
+		pi: ExtensionAPI,
+		ctx: ExtensionContext | undefined,
+		cwd: string,
+		onNested?: (call: NestedCall) => void,
+	): Composition {
 		return {
 			pi,
 			ctx,
-			cwd: ctx.cwd,
-			resolve: async (name) => {
-				const toolbox = await this.toolbox(ctx.cwd);
-				return (await toolbox.fresh(name)) ? toolbox : undefined;
-			},
-			names: () => this.current?.toolbox.entries().map((entry) => entry.name) ?? [],
+			cwd,
+			resolve: async (name) => (await this.toolbox(cwd)).resolve(name),
+			names: () => this.current?.toolboxes.entries().map((entry) => entry.name) ?? [],
 			onNested,
 		};
 	}
@@ -129,12 +132,12 @@ export class ForgeSession {
 	}
 
 	/** refreshActive once the current turn of the event loop is over (after a burst of re-checks). */
-	private refreshSoon(box: Toolbox): void {
+	private refreshSoon(box: Toolboxes): void {
 		if (this.refreshQueued) return;
 		this.refreshQueued = true;
 		setImmediate(() => {
 			this.refreshQueued = false;
-			if (this.current?.toolbox === box) this.refreshActive(box);
+			if (this.current?.toolboxes === box) this.refreshActive(box);
 		});
 	}
 	private refreshQueued = false;
@@ -144,7 +147,7 @@ export class ForgeSession {
 	 * often used ones, up to the ceiling, are registered with pi and offered to the model; the rest stay one
 	 * list_forge + use_forge_tool away. Takes effect from the next run (on pi's current line, from the next turn).
 	 */
-	private refreshActive(box: Toolbox): void {
+	private refreshActive(box: Toolboxes): void {
 		const { pinned, activeLimit, activeChars } = box.config;
 		const candidates = box
 			.entries()
@@ -164,7 +167,7 @@ export class ForgeSession {
 	}
 
 	/** A tool was forged in this run: promise it to the next prompt if the run's forges leave room for it. */
-	private promise(box: Toolbox, name: string): void {
+	private promise(box: Toolboxes, name: string): void {
 		this.forgedThisRun.add(name);
 		const entry = box.get(name);
 		if (!entry) return;
@@ -184,7 +187,7 @@ export class ForgeSession {
 	}
 
 	/** What the last forge of `name` promised about the next prompt. */
-	nextOffer(name: string, box: Toolbox): NextOffer {
+	nextOffer(name: string, box: Toolboxes): NextOffer {
 		const known = this.nextOffers.get(name);
 		if (known) return known;
 		if (this.offer.active.includes(name)) return { offered: true };
@@ -207,46 +210,11 @@ export class ForgeSession {
 		return notOfferedNote(this.offer.left);
 	}
 
-	/**
-	 * pi answers a call of a tool outside the request's tool list with a bare "Tool X not found", before any extension
-	 * sees the call. For a forged tool, the model is sent instead how to run it (the same text every time for a call).
-	 */
+	/** pi's bare "Tool X not found" for a forged tool it did not offer, replaced by how to run it (not-offered.ts). */
 	answerNotOffered<M>(messages: M[]): M[] {
-		// The toolbox as it is now, without waiting: before it opens no forged tool can have been called.
-		const box = this.current?.toolbox;
-		if (!box) return messages;
-		return messages.map((message) => {
-			const result = message as {
-				role?: string;
-				toolCallId?: string;
-				toolName?: string;
-				isError?: boolean;
-				content?: unknown;
-			};
-			if (
-				result.role !== "toolResult" ||
-				!result.isError ||
-				typeof result.toolName !== "string" ||
-				typeof result.toolCallId !== "string"
-			)
-				return message;
-			const content = result.content as Array<{ type: string; text?: string }> | undefined;
-			if (content?.length !== 1 || content[0].text !== piNotFound(result.toolName)) return message;
-			let text = this.answered.get(result.toolCallId);
-			if (text === undefined) {
-				const entry = box.get(result.toolName);
-				if (!entry) return message;
-				text = notOfferedAnswer(
-					entry.name,
-					entry.version,
-					argumentsOf(messages, result.toolCallId),
-					box.state(entry),
-					this.forgedThisRun.has(entry.name),
-				);
-				this.answered.set(result.toolCallId, text);
-			}
-			return { ...message, content: [{ type: "text", text }] };
-		});
+		// The toolboxes as they are now, without waiting: before they open no forged tool can have been called.
+		const box = this.current?.toolboxes;
+		return box ? answerNotOffered(messages, box, this.answered, this.forgedThisRun) : messages;
 	}
 
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
@@ -284,17 +252,4 @@ export class ForgeSession {
 		await toolbox?.close();
 		this.opened = undefined;
 	}
-}
-
-/** The arguments of a tool call, from the assistant message that made it. */
-function argumentsOf(messages: readonly unknown[], toolCallId: string): unknown {
-	for (const message of messages) {
-		const { role, content } = message as { role?: string; content?: unknown };
-		if (role !== "assistant" || !Array.isArray(content)) continue;
-		const call = content.find(
-			(part: { type?: string; id?: string }) => part?.type === "toolCall" && part.id === toolCallId,
-		);
-		if (call) return (call as { arguments?: unknown }).arguments;
-	}
-	return undefined;
 }

@@ -2,10 +2,14 @@
 
 import { createTwoFilesPatch } from "diff";
 import { type Static, Type } from "typebox";
+import type { ForgeConfig } from "../contract/config.ts";
+import { isBuiltinTool } from "../contract/tool-calls.ts";
 import { describeTest, type TestsChange } from "../contract/tool-tests.ts";
 import { exampleArgs } from "../schema/example-args.ts";
 import type { Forged } from "../toolbox/forge-pipeline.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
+import type { Toolbox } from "../toolbox/toolbox.ts";
+import type { Scope, ScopedView } from "../toolbox/toolboxes.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
 import { type NextOffer, offerLine } from "./offer-text.ts";
@@ -34,6 +38,12 @@ export const forgeToolSchema = Type.Object({
 			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
 			'ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import("node:fs").',
 	}),
+	scope: Type.Optional(
+		Type.Union([Type.Literal("project"), Type.Literal("user")], {
+			description:
+				'Where the tool lives: "project" (default: this project\'s toolbox) or "user" (the user toolbox, seen from every project; the project\'s tool wins a name clash).',
+		}),
+	),
 	tests: Type.Optional(
 		Type.Array(Type.Object({}, { additionalProperties: true }), {
 			description:
@@ -69,19 +79,29 @@ export function createForgeTool(session: ForgeSession) {
 			try {
 				session.ui.attach(ctx);
 				const toolbox = await session.toolboxFor(ctx);
-				const result = await toolbox.forge(params, session.takenNames(), { signal });
+				const result = await toolbox.forge(params, session.takenNames(), { signal, scope: params.scope });
 				outcome = result.ok
 					? { ok: true, version: result.value.meta.version }
 					: { ok: false, phase: result.error.phase };
 				if (!result.ok) throw toPiError(result.error, toolbox.config);
-				const previous = result.value.backedUp ? await toolbox.readBackup(result.value.meta.name) : undefined;
+				const { name } = result.value.meta;
+				const previous = result.value.backedUp ? await toolbox.readBackup(name, result.value.scope) : undefined;
 				// Only a new tool can duplicate another: a re-forge changes a tool the model has already chosen.
 				const similar = result.value.previous
 					? undefined
 					: mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
 				const offer = session.nextOffer(result.value.meta.name, toolbox);
+				const composition = compositionOf(result.value.meta.name, toolbox, Boolean(result.value.previous));
 				return {
-					content: [{ type: "text", text: forgeSuccessText(result.value, similar, offer) }],
+					content: [
+						{
+							type: "text",
+							text: [
+								forgeSuccessText(result.value, similar, offer, composition),
+								...scopeLines(result.value.scope, toolbox.view(name), toolbox.config),
+							].join("\n"),
+						},
+					],
 					details: forgeDetails(result.value, previous),
 				};
 			} finally {
@@ -99,6 +119,7 @@ export function forgeSuccessText(
 	forged: Forged,
 	similar?: { name: string; description: string },
 	offer: NextOffer = { offered: true },
+	composition: Composition = { callers: [], unknown: [] },
 ): string {
 	const { meta } = forged;
 	const file = `forge-${meta.name}.ts`;
@@ -116,8 +137,54 @@ export function forgeSuccessText(
 					`Note: '${similar.name}' looks like the same job ("${similar.description}"). If it already does what you need, use it instead; to change it, forge '${similar.name}' again rather than keeping two.`,
 				]
 			: []),
+		...(composition.callers.length
+			? [
+					`Note: '${meta.name}' is called by ${composition.callers.join(", ")} (through pi.useTool): check that what it takes and returns still suits ${composition.callers.length === 1 ? "it" : "them"}.`,
+				]
+			: []),
+		...composition.unknown.map(
+			(name) =>
+				`Note: '${meta.name}' calls '${name}', which is not a forged tool or one of pi's built-ins: that call fails until a tool of that name is forged.`,
+		),
 	];
 	return lines.join("\n");
+}
+
+/** Who calls a forged tool (told on a re-forge) and which of the names it calls no tool has. */
+export interface Composition {
+	callers: string[];
+	unknown: string[];
+}
+
+function compositionOf(name: string, toolbox: Pick<Toolbox, "get" | "callersOf">, reforged: boolean): Composition {
+	const calls = toolbox.get(name)?.calls ?? [];
+	return {
+		callers: reforged ? toolbox.callersOf(name) : [],
+		unknown: calls.filter((callee) => !isBuiltinTool(callee) && callee !== name && !toolbox.get(callee)),
+	};
+}
+
+/** Where the tool went, and which of two namesakes this project uses. */
+export function scopeLines(
+	scope: Scope,
+	used: ScopedView | undefined,
+	config: Pick<ForgeConfig, "userToolboxDir">,
+): string[] {
+	const name = used?.entry.name ?? "?";
+	if (scope === "user") {
+		const where = `Scope: the user toolbox (${config.userToolboxDir ?? "?"}): every project sees it, from its next call.`;
+		return used?.scope === "project"
+			? [
+					where,
+					`Note: this project's toolbox has its own '${name}' (v${used.entry.version}), and the project's tool wins a name clash: here, '${name}' runs that one; other projects get this one. To use this one here, remove the project's (or demote this one).`,
+				]
+			: [where];
+	}
+	return used?.hides
+		? [
+				`Note: the user toolbox's '${name}' (v${used.hides.version}) is hidden in this project by this one (the project's tool wins a name clash); other projects still get the user toolbox's.`,
+			]
+		: [];
 }
 
 const MAX_DROPPED_SHOWN = 5;

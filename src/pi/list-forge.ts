@@ -8,6 +8,7 @@ import { ForgeError } from "../contract/forge-error.ts";
 import { hashSource, parseMeta } from "../contract/tool-files.ts";
 import { redactSecrets } from "../security/redact.ts";
 import type { Toolbox, ToolView } from "../toolbox/toolbox.ts";
+import type { ScopedView, Toolboxes } from "../toolbox/toolboxes.ts";
 import { relativeTime } from "../ui/relative-time.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { toPiError } from "./output.ts";
@@ -29,6 +30,9 @@ export const listForgeSchema = Type.Object({
 export type ListForgeInput = Static<typeof listForgeSchema>;
 
 export const LIST_LIMIT = 20;
+
+/** A listed tool; without a scope, the project's. */
+type Listed = ToolView & Partial<Pick<ScopedView, "scope" | "hides">>;
 const MAX_DESCRIPTION = 240;
 
 export function createListForge(session: ForgeSession) {
@@ -58,10 +62,10 @@ export function createListForge(session: ForgeSession) {
  * shown are stamp-checked. `rechecking`: tools changed on disk whose re-check had not finished (0 when all are in).
  */
 export async function currentListing(
-	toolbox: Toolbox,
+	toolbox: Toolboxes,
 	query: string | undefined,
 	limit: number,
-): Promise<{ listing: ReturnType<Toolbox["list"]>; rechecking: number }> {
+): Promise<{ listing: ReturnType<Toolboxes["list"]>; rechecking: number }> {
 	const settled = await toolbox.settle();
 	let listing = toolbox.list(query, limit);
 	if (await toolbox.refresh(listing.tools.map((t) => t.entry.name))) listing = toolbox.list(query, limit);
@@ -69,7 +73,7 @@ export async function currentListing(
 }
 
 /** One tool in full, redacted like everything the model reads; an unknown name is an error naming close matches. */
-async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
+async function describeTool(toolbox: Toolboxes, name: string, cwd: string) {
 	await toolbox.fresh(name);
 	const view = toolbox.view(name);
 	if (!view) throw toPiError(unknownToolError(name, toolbox), toolbox.config);
@@ -78,20 +82,23 @@ async function describeTool(toolbox: Toolbox, name: string, cwd: string) {
 	const file = toolbox.toolPath(name);
 	const fromProject = relative(cwd, file);
 	const path =
-		fromProject.startsWith("..") || isAbsolute(fromProject)
-			? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)`
-			: fromProject;
+		view.scope === "user"
+			? `${basename(file)} in the user toolbox (${toolbox.config.userToolboxDir})`
+			: fromProject.startsWith("..") || isAbsolute(fromProject)
+				? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)`
+				: fromProject;
 	const detail = {
 		...view,
 		source,
 		tests: meta?.ok ? (meta.value.tests ?? []) : [],
 		edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash,
 		path,
+		calledBy: toolbox.callersOf(name),
 	};
 	const text = redactSecrets(formatToolDetail(detail, new Date()), toolbox.config.secretValues);
 	return {
 		content: [{ type: "text" as const, text }],
-		details: { name, version: view.entry.version, state: view.state },
+		details: { name, version: view.entry.version, state: view.state, scope: view.scope },
 	};
 }
 
@@ -122,7 +129,7 @@ export function unknownToolError(name: string, toolbox: Pick<Toolbox, "entries" 
 }
 
 export function formatListing(
-	listing: { total: number; matched: number; tools: ToolView[] },
+	listing: { total: number; matched: number; tools: Listed[] },
 	query: string | undefined,
 	now: Date,
 	rechecking = 0,
@@ -134,7 +141,7 @@ export function formatListing(
 }
 
 function listingBody(
-	listing: { total: number; matched: number; tools: ToolView[] },
+	listing: { total: number; matched: number; tools: Listed[] },
 	query: string | undefined,
 	now: Date,
 ): string {
@@ -146,7 +153,7 @@ function listingBody(
 	return [head, ...listing.tools.map((tool) => formatTool(tool, now))].join("\n");
 }
 
-function formatTool({ entry, health, state }: ToolView, now: Date): string {
+function formatTool({ entry, health, state, scope, hides }: Listed, now: Date): string {
 	const status =
 		state === "broken"
 			? `broken: ${entry.error?.phase ?? "?"}${entry.error?.location ? ` at ${entry.error.location.file}:${entry.error.location.line}` : ""}`
@@ -161,5 +168,7 @@ function formatTool({ entry, health, state }: ToolView, now: Date): string {
 		entry.description.length > MAX_DESCRIPTION
 			? `${entry.description.slice(0, MAX_DESCRIPTION)}…`
 			: entry.description;
-	return `- ${entry.name} v${entry.version} [${status}] ${description}${params.length ? ` (params: ${params.join(", ")})` : ""} — ${lastUse}`;
+	const where = scope === "user" ? " (user)" : "";
+	const hidden = hides ? `; hides the user toolbox's '${entry.name}' v${hides.version}` : "";
+	return `- ${entry.name} v${entry.version}${where} [${status}] ${description}${params.length ? ` (params: ${params.join(", ")})` : ""} — ${lastUse}${hidden}`;
 }

@@ -5,7 +5,7 @@ import type { ExtensionContext, ToolResultEvent, ToolResultEventResult } from "@
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { ShellPatterns, suggestionLine } from "./shell-patterns.ts";
 
-export function createSpeakUp(toolboxFor: (ctx: ExtensionContext) => Promise<Toolbox>) {
+export function createSpeakUp(toolboxFor: (ctx: ExtensionContext) => Promise<Pick<Toolbox, "config" | "list">>) {
 	const patterns = new ShellPatterns();
 	return {
 		/** A new session counts from zero. */

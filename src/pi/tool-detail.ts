@@ -14,6 +14,9 @@ export interface ToolDetail extends ToolView {
 	edited: boolean;
 	/** Where the file is, as the model may name it (relative to the project when inside it). */
 	path: string;
+	/** Which toolbox it is from, when there is a user toolbox beside the project's; `hides`: the user's namesake. */
+	scope?: "project" | "user";
+	hides?: { version: number };
 	/** The tools whose source calls this one through `pi.useTool`. */
 	calledBy?: readonly string[];
 }
@@ -42,6 +45,7 @@ export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_D
 		`${entry.name} v${entry.version} — ${stateText(detail)}`,
 		usageText(detail, now),
 		`Description: ${cut(entry.description, MAX_DESCRIPTION_CHARS)}`,
+		...(detail.scope ? [scopeText(detail)] : []),
 		...compositionText(detail),
 		"",
 		"Parameters schema:",
@@ -78,6 +82,11 @@ export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_D
 				]
 			: [];
 	return bounded([...head, intro, fence(shown.join("\n")), ...cutNote, ...logicBlock, ...tail].join("\n"), maxChars);
+}
+
+function scopeText({ scope, hides, entry }: ToolDetail): string {
+	if (scope === "user") return "Scope: user (the user toolbox, seen from every project)";
+	return `Scope: project${hides ? ` (the user toolbox also has a '${entry.name}', v${hides.version}; this project's tool wins, so use_forge_tool runs this one here)` : ""}`;
 }
 
 function stateText({ entry, health, state, tests, edited }: ToolDetail): string {

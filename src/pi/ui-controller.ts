@@ -2,7 +2,8 @@
 // Does nothing without a UI (print and json modes).
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { SandboxStatus } from "../run/isolated/parent/os-sandbox.ts";
-import type { Toolbox, ToolboxEvent } from "../toolbox/toolbox.ts";
+import type { ToolboxEvent } from "../toolbox/toolbox.ts";
+import type { Toolboxes } from "../toolbox/toolboxes.ts";
 import { statusText } from "../ui/tiers.ts";
 import { type LastAction, widgetLines } from "../ui/widget.ts";
 
@@ -12,7 +13,7 @@ const REFRESH_MS = 15_000;
 
 export class ForgeUi {
 	private ctx: ExtensionContext | undefined;
-	private toolbox: Toolbox | undefined;
+	private toolbox: Toolboxes | undefined;
 	private last: LastAction | undefined;
 	private readonly executing = new Map<string, number>();
 	private timer: NodeJS.Timeout | undefined;
@@ -29,7 +30,7 @@ export class ForgeUi {
 		this.render();
 	}
 
-	bind(toolbox: Toolbox): void {
+	bind(toolbox: Toolboxes): void {
 		this.unsubscribe?.();
 		this.toolbox = toolbox;
 		this.unsubscribe = toolbox.onEvent((event) => this.onEvent(event));
@@ -90,6 +91,7 @@ export class ForgeUi {
 		const views = toolbox
 			.entries()
 			.map((entry) => ({ name: entry.name, state: toolbox.state(entry), verified: entry.verified === true }));
+		const user = views.filter((v) => toolbox.scopeOf(v.name) === "user").length;
 		const broken = views.filter((v) => v.state === "broken").map((v) => v.name);
 		const quarantined = views.filter((v) => v.state === "quarantined").map((v) => v.name);
 		try {
@@ -99,6 +101,7 @@ export class ForgeUi {
 				widgetLines(
 					{
 						total: views.length,
+						user,
 						verified,
 						broken,
 						quarantined,

@@ -115,6 +115,38 @@ export class ToolHistory {
 		return undefined;
 	}
 
+	/** Every stored version of a tool, oldest first, with its files; a record whose files are gone is left out. */
+	async all(name: string): Promise<StoredVersion[]> {
+		const dir = this.dirOf(name);
+		const stored: StoredVersion[] = [];
+		for (const entry of await this.entries(name)) {
+			try {
+				const [source, metaText] = await Promise.all([
+					readFile(join(dir, `${entry.ts}.ts`), "utf8"),
+					readFile(join(dir, `${entry.json}.json`), "utf8"),
+				]);
+				stored.push({ entry, source, metaText });
+			} catch {
+				// pruned or damaged
+			}
+		}
+		return stored;
+	}
+
+	/** Records versions from another toolbox's history (a tool moved between toolboxes), in their order and times. */
+	async append(name: string, versions: readonly StoredVersion[]): Promise<void> {
+		for (const { entry, source, metaText } of versions)
+			await this.record(name, entry.event, entry.version, source, metaText, new Date(entry.at), entry.from, []);
+		await this.prune(name);
+	}
+
+	/** Forgets a tool's history (it moved to another toolbox, which has it now). */
+	async drop(name: string): Promise<void> {
+		const dir = this.dirOf(name);
+		this.made.delete(dir);
+		await rm(dir, { recursive: true, force: true });
+	}
+
 	/** Keeps the newest `limit` entries and deletes files no kept entry refers to. */
 	private async prune(name: string): Promise<void> {
 		const entries = await this.entries(name);

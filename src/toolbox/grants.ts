@@ -10,7 +10,7 @@ export type GrantOutcome = { ok: true; message: string } | { ok: false; message:
 
 /** Grants `capability` to the current version of `tool`. */
 export async function grantCapability(opened: OpenedToolbox, tool: string, capability: string): Promise<GrantOutcome> {
-	const { toolbox, grants, config } = opened;
+	const { toolboxes: toolbox, grants, config } = opened;
 	const entry = toolbox.get(tool);
 	if (!entry)
 		return {
@@ -75,7 +75,7 @@ export async function revokeCapability(
 
 /** The grants of this project's tools (or one tool), one line each, with the version each list holds for. */
 export async function listGrants(opened: OpenedToolbox, tool?: string): Promise<string> {
-	const { grants, toolbox } = opened;
+	const { grants, toolboxes: toolbox } = opened;
 	await grants.refresh();
 	const project = projectOf(opened);
 	const names = tool

@@ -14,9 +14,13 @@ import { HEALTH_FILE, HealthStore } from "../store/health.ts";
 import { ToolHistory } from "../store/history.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { type OpenReport, Toolbox, type ToolboxOptions, type ToolboxStores } from "./toolbox.ts";
+import { type ScopedToolbox, Toolboxes, userRunner } from "./toolboxes.ts";
 
 export interface OpenedToolbox {
+	/** The project's toolbox. */
 	toolbox: Toolbox;
+	/** The project's and the user toolbox as one (a name resolves to the project's tool first). */
+	toolboxes: Toolboxes;
 	runner: IsolatedRunner;
 	config: ForgeConfig;
 	grants: GrantsStore;
@@ -71,16 +75,53 @@ export async function openToolbox(
 		config,
 		gate,
 		runtimeDir,
-		unreadable: [join(config.toolboxDir, HEALTH_FILE), join(config.toolboxDir, AUDIT_FILE)],
+		unreadable: [
+			join(config.toolboxDir, HEALTH_FILE),
+			join(config.toolboxDir, AUDIT_FILE),
+			...(config.userToolboxDir ? [join(config.userToolboxDir, HEALTH_FILE)] : []),
+		],
 	});
-	const toolbox = createToolbox(config, runner);
+	const stores = createToolboxStores(config);
+	const toolbox = new Toolbox(config, runner, stores);
 	const report = await toolbox.open(options);
-	if (!options.readOnly) await migrateProjectGrants(grants, config, toolbox);
-	return { toolbox, runner, config, grants, problems, report };
+	const user = await openUserToolbox(config, runner, options, problems);
+	const toolboxes = new Toolboxes({ scope: "project", toolbox, stores }, user);
+	if (!options.readOnly) await migrateProjectGrants(grants, config, toolboxes);
+	return { toolbox, toolboxes, runner, config, grants, problems, report };
+}
+
+/**
+ * The user toolbox beside the project's, on the same runner (its tools under keys of their own). One that cannot be
+ * opened (an agent dir that cannot be written) is reported, never fatal: the project's toolbox works without it.
+ */
+async function openUserToolbox(
+	config: ForgeConfig,
+	runner: IsolatedRunner,
+	options: { verify?: "now" | "background"; readOnly?: boolean },
+	problems: ConfigProblem[],
+): Promise<ScopedToolbox | undefined> {
+	if (!config.userToolboxDir) return undefined;
+	const userConfig = { ...config, toolboxDir: config.userToolboxDir };
+	const stores = createToolboxStores(userConfig);
+	const toolbox = new Toolbox(userConfig, userRunner(runner), stores);
+	try {
+		await toolbox.open(options);
+		return { scope: "user", toolbox, stores };
+	} catch (error) {
+		problems.push({
+			origin: { file: config.userToolboxDir },
+			message: `The user toolbox (${config.userToolboxDir}) could not be opened: ${(error as Error).message}; only the project's toolbox is used.`,
+		});
+		return undefined;
+	}
 }
 
 /** Binds this project's grants from before versions and program paths to the tools as they are now (see grants-migration.ts). */
-async function migrateProjectGrants(grants: GrantsStore, config: ForgeConfig, toolbox: Toolbox): Promise<void> {
+async function migrateProjectGrants(
+	grants: GrantsStore,
+	config: ForgeConfig,
+	toolbox: Pick<Toolbox, "get">,
+): Promise<void> {
 	// A project that cannot be resolved has no grants under its real path to migrate (realCwd is then the cwd).
 	const project = config.realCwd;
 	const path = config.safeEnv.PATH;

@@ -4,18 +4,24 @@ import type { HistoryEntry } from "../store/history.ts";
 import type { ToolView } from "../toolbox/toolbox.ts";
 import { relativeTime } from "./relative-time.ts";
 
-export function toolboxTable(views: ToolView[], now: Date, width = 120): string {
+/** A tool as the views show it; `scope` when there is a user toolbox beside the project's (`hides`: its namesake). */
+export type ListedView = ToolView & { scope?: "project" | "user"; hides?: { version: number } };
+
+export function toolboxTable(views: ListedView[], now: Date, width = 120): string {
 	if (views.length === 0) return "The toolbox is empty. Ask the agent to forge a tool (forge_tool).";
-	const rows = views.map(({ entry, health, state }) => [
+	// A column only when the user toolbox takes part: a project that never uses it sees the table it always had.
+	const scoped = views.some((view) => view.scope === "user" || view.hides);
+	const rows = views.map(({ entry, health, state, scope, hides }) => [
 		entry.name,
 		`v${entry.version}`,
 		state === "ok" ? (entry.verified ? "verified" : entry.tests ? "unverified" : "draft") : state,
+		...(scoped ? [`${scope ?? "project"}${hides ? "*" : ""}`] : []),
 		String(health?.calls ?? 0),
 		String(health?.failures ?? 0),
 		health?.lastUsedAt ? relativeTime(new Date(health.lastUsedAt), now) : "never",
 		entry.description,
 	]);
-	const header = ["TOOL", "VER", "STATE", "CALLS", "FAILS", "LAST USE", "DESCRIPTION"];
+	const header = ["TOOL", "VER", "STATE", ...(scoped ? ["SCOPE"] : []), "CALLS", "FAILS", "LAST USE", "DESCRIPTION"];
 	const widths = header.map((title, i) =>
 		i === header.length - 1 ? 0 : Math.max(title.length, ...rows.map((row) => row[i].length)),
 	);
@@ -26,16 +32,20 @@ export function toolboxTable(views: ToolView[], now: Date, width = 120): string 
 			.map((cell, i) => (i === cells.length - 1 ? clip(cell, describe) : cell.padEnd(widths[i])))
 			.join("  ")
 			.trimEnd();
-	return [line(header), ...rows.map(line)].join("\n");
+	const note = views.some((view) => view.hides)
+		? ["* hides the user toolbox's tool of the same name in this project (the project's tool wins)."]
+		: [];
+	return [line(header), ...rows.map(line), ...note].join("\n");
 }
 
-export function toolDetails(view: ToolView, source: string | undefined, history: HistoryEntry[], now: Date): string {
+export function toolDetails(view: ListedView, source: string | undefined, history: HistoryEntry[], now: Date): string {
 	const { entry, health, state } = view;
 	const properties = (entry.parameters.properties ?? {}) as Record<string, { type?: unknown; description?: unknown }>;
 	const required = new Set(Array.isArray(entry.parameters.required) ? (entry.parameters.required as string[]) : []);
 	const lines = [
 		`${entry.name} v${entry.version} — ${state}${state === "ok" ? (entry.verified ? `, verified (${entry.tests} tests)` : entry.tests ? ", tests not passed on this version" : ", draft (no tests)") : ""}`,
 		entry.description,
+		...(view.scope ? [scopeLine(view.scope, entry.name, view.hides)] : []),
 		"",
 		"Parameters:",
 		...(Object.keys(properties).length
@@ -67,6 +77,11 @@ export function historyTable(name: string, entries: HistoryEntry[], now: Date): 
 				`  v${e.version}  ${e.event.padEnd(11)} ${relativeTime(new Date(e.at), now).padEnd(9)} ${e.at}${e.from ? `  (from v${e.from})` : ""}`,
 		),
 	].join("\n");
+}
+
+function scopeLine(scope: "project" | "user", name: string, hides?: { version: number }): string {
+	if (scope === "user") return "Scope: user (the user toolbox: every project sees it)";
+	return `Scope: project${hides ? ` (the user toolbox also has a '${name}', v${hides.version}, which this one hides here)` : ""}`;
 }
 
 function clip(text: string, width: number): string {

@@ -13,6 +13,8 @@ export type LastAction =
 
 export interface WidgetState {
 	total: number;
+	/** Of those, the tools from the user toolbox (shared by every project). */
+	user?: number;
 	/** Healthy tools whose tests pass on their current source. */
 	verified?: number;
 	broken: string[];
@@ -29,8 +31,9 @@ export function widgetLines(state: WidgetState, now: Date): string[] {
 		state.total === 0
 			? ""
 			: ` (${healthy} ok${verified}${state.broken.length ? ` · ${state.broken.length} broken` : ""}${state.quarantined.length ? ` · ${state.quarantined.length} quarantined` : ""})`;
+	const user = state.user ? ` · ${state.user} from the user toolbox` : "";
 	return [
-		`Evolved Tools: ${state.total}${counts}`,
+		`Evolved Tools: ${state.total}${counts}${user}`,
 		`Last Action: ${lastActionText(state, now)}`,
 		`Health: ${healthText(state)}`,
 	];

@@ -202,7 +202,7 @@ describe("agent-forge as a command line", () => {
 			[["rollback", "word-count"], "agent-forge: missing arguments: agent-forge rollback <tool> <version>"],
 			[["rollback", "word-count", "two"], "agent-forge: 'two' is not a version: give N or vN (e.g. v2)."],
 			[["diff", "word-count", "v0"], "agent-forge: 'v0' is not a version"],
-			[["list", "--force"], "agent-forge: --force applies to import only, not to list."],
+			[["list", "--force"], "agent-forge: --force applies to import, promote, demote only, not to list."],
 			[["--bogus"], "agent-forge: Unknown option '--bogus'"],
 			[["list", "--cwd", join(cwd, "missing")], `agent-forge: --cwd ${join(cwd, "missing")}: no such folder.`],
 			[["list", "--cwd", file], `agent-forge: --cwd ${file}: not a folder.`],

@@ -86,7 +86,7 @@ describe("parseInvocation", () => {
 		expect(parseInvocation(["frobnicate"])).toEqual({
 			kind: "usage-error",
 			message:
-				"unknown command 'frobnicate' (commands: list, show, history, diff, test, check, export, rollback, remove, import, grant, revoke, grants).",
+				"unknown command 'frobnicate' (commands: list, show, history, diff, test, check, export, rollback, remove, import, promote, demote, grant, revoke, grants).",
 		});
 		expect(parseInvocation(["constructor"])).toMatchObject({ kind: "usage-error" });
 	});
@@ -113,7 +113,7 @@ describe("parseInvocation", () => {
 		});
 		expect(parseInvocation(["list", "--force"])).toEqual({
 			kind: "usage-error",
-			message: "--force applies to import only, not to list.",
+			message: "--force applies to import, promote, demote only, not to list.",
 		});
 	});
 

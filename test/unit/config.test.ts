@@ -27,6 +27,7 @@ describe("readConfig", () => {
 				cwd,
 				agentDir: "/agent",
 				forgeHome: join("/agent", "forge"),
+				userToolboxDir: join("/agent", "forge", "extensions"),
 				projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
 				safeEnv: { PATH: "/bin" },
 				secretValues: ["a-secret-of-some-length"],
@@ -39,6 +40,18 @@ describe("readConfig", () => {
 		});
 		expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
 		expect(DEFAULT_MAX_MEMORY_MB).toBe(512);
+	});
+
+	it("puts the user toolbox in the agent dir; PI_FORGE_DIR naming that very folder leaves one toolbox", () => {
+		const agent = { PI_CODING_AGENT_DIR: "/agent" };
+		expect(readConfig(cwd, agent).config.userToolboxDir).toBe(join("/agent", "forge", "extensions"));
+		expect(readConfig(cwd, { ...agent, PI_FORGE_DIR: "/elsewhere" }).config.userToolboxDir).toBe(
+			join("/agent", "forge", "extensions"),
+		);
+		const same = readConfig(cwd, { ...agent, PI_FORGE_DIR: "/agent/forge/extensions/" }).config;
+		expect(same.toolboxDir).toBe("/agent/forge/extensions/");
+		expect(same.userToolboxDir).toBeUndefined();
+		expect(readConfig(cwd, {}).config.userToolboxDir).toBe(join(homedir(), ".pi", "agent", "forge", "extensions"));
 	});
 
 	it("reads what tools may see and what is secret from pi's own environment, whatever settings are given", () => {
