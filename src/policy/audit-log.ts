@@ -1,6 +1,6 @@
 // The audit log: one JSON line per capability decision and per forged-tool call, appended in order, never fatal. Its
 // texts are stored with secrets redacted (a failed call's detail may carry a key), in a file only its owner reads.
-import { appendFile, chmod, mkdir, readFile } from "node:fs/promises";
+import { appendFile, chmod, mkdir, readFile, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { redactSecrets } from "../security/redact.ts";
 
@@ -21,6 +21,11 @@ export interface AuditRecord {
 /** A line stays readable: a long detail (an error with its stack, a command line) is cut. */
 const MAX_FIELD_CHARS = 4000;
 const FILE_MODE = 0o600;
+/**
+ * The most the log holds before its older part is moved aside (to `<file>.1`, replacing the one before): a tool that
+ * makes refusals by the thousand fills at most twice this on disk.
+ */
+export const MAX_AUDIT_BYTES = 4 * 1024 * 1024;
 
 export class AuditLog {
 	readonly file: string;
@@ -30,6 +35,8 @@ export class AuditLog {
 	private readonly secretValues: string[];
 	/** Whether the file's mode was made 0600 (a file made before it was may be readable by others). */
 	private private = false;
+	/** The file's size as last known (looked up at the first write). */
+	private size: number | undefined;
 
 	/**
 	 * `discard`: records are dropped (a read-only look at a toolbox writes nothing into it). `secretValues`: the values
@@ -74,6 +81,17 @@ export class AuditLog {
 	}
 
 	private async write(text: string): Promise<void> {
+		const bytes = Buffer.byteLength(text);
+		this.size ??= await stat(this.file).then(
+			(stats) => stats.size,
+			() => 0,
+		);
+		if (this.size > 0 && this.size + bytes > MAX_AUDIT_BYTES) {
+			await rename(this.file, `${this.file}.1`).catch(() => undefined);
+			this.size = 0;
+			this.private = false;
+		}
+		this.size += bytes;
 		try {
 			await appendFile(this.file, text, { mode: FILE_MODE });
 			if (!this.private)
@@ -104,14 +122,13 @@ function bounded(record: AuditRecord, secretValues: string[]): AuditRecord {
 	return copy as unknown as AuditRecord;
 }
 
-/** Every well-formed record of an audit file, oldest first; a missing file is empty and a corrupt line is skipped. */
+/**
+ * Every well-formed record of an audit file (its older part first), oldest first; a missing file is empty and a
+ * corrupt line is skipped.
+ */
 export async function readAudit(file: string): Promise<AuditRecord[]> {
-	let text: string;
-	try {
-		text = await readFile(file, "utf8");
-	} catch {
-		return [];
-	}
+	const text = (await readFile(`${file}.1`, "utf8").catch(() => "")) + (await readFile(file, "utf8").catch(() => ""));
+	if (!text) return [];
 	const records: AuditRecord[] = [];
 	for (const line of text.split("\n")) {
 		if (!line.trim()) continue;

@@ -17,7 +17,7 @@ export interface PolicyContext {
 	policy: "strict" | "prompt" | "permissive";
 	/** Realpath of pi's cwd. */
 	projectDir: string;
-	/** Realpath of os.tmpdir(). */
+	/** Real path of the tool's private temp dir (its os.tmpdir()). */
 	tempDir: string;
 	/** Locations no tool may write, and folders above them (see protected.ts). */
 	protected: readonly ProtectedLocation[];
@@ -33,7 +33,7 @@ export const REASONS = {
 	protected: "is never writable by a forged tool",
 	notAbsolute: "the path is not absolute",
 	insideProject: "inside the project",
-	insideTemp: "inside the OS temp dir",
+	insideTemp: "inside the tool's private temp dir",
 	safeEnv: "a safe environment variable",
 	rememberedDeny: "remembered: always denied for this tool",
 	/** A person was asked just now and said no. */
@@ -134,7 +134,7 @@ export function refusalHint(
 ): string {
 	if (decision?.verdict === "deny" && isFinalDenial(decision.reason)) {
 		return decision.reason.endsWith(REASONS.protected)
-			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in the OS temp dir.`
+			? `No policy or grant lets a forged tool write there (the toolbox, the forge's and pi's own files, .pi/, .git/, agent instruction files, pi's and Node's caches); have '${tool}' write elsewhere in the project or in its private temp dir (os.tmpdir()).`
 			: `'${tool}' must name files by absolute path; resolve a relative one against the project first.`;
 	}
 	// Most refusals are permissions to grant; an access the logic should never have made (a wrong path or address) is a bug.
@@ -149,5 +149,5 @@ export function refusalHint(
 	if (decision?.verdict === "deny" && decision.reason === REASONS.rememberedDeny) {
 		return `${notABug} The user refused it for good: only with their say-so, the command below turns that refusal into a grant. ${effect}`;
 	}
-	return `${notABug} To allow it, run the command below (with the user's consent), then call '${tool}' again; or keep '${tool}' inside the project and the OS temp dir. ${effect}`;
+	return `${notABug} To allow it, run the command below (with the user's consent), then call '${tool}' again; or keep '${tool}' inside the project and its private temp dir (os.tmpdir()). ${effect}`;
 }

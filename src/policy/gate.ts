@@ -124,7 +124,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		let decision: Decision = decide(capability, {
 			policy: config.policy,
 			projectDir,
-			tempDir,
+			tempDir: call.tempDir ?? tempDir,
 			protected: locations,
 			grants: grants.get(projectDir, call.tool, call.hash),
 		});

@@ -16,6 +16,7 @@ export const TOOLBOX_GITIGNORE = `# Agent Forge toolbox. Commit the tools (forge
 /.history/
 /.forge-health.json
 /.forge-audit.jsonl
+/.forge-audit.jsonl.1
 # Compiled code, changes in progress, locks, and temporary files of interrupted writes.
 /.state/
 /.staging/

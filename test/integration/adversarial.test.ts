@@ -2,8 +2,6 @@
 // cleanly — the right phase, a message that says what happened, nothing lost (a canary tool forged first keeps its
 // files byte for byte) and the toolbox still working (the canary runs after every attack).
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ForgeError, Result } from "../../src/contract/forge-error.ts";
@@ -852,16 +850,16 @@ describe("writes into the toolbox and the forge's own files", () => {
 		}
 	});
 
-	it("writes inside the project and the temp dir are allowed, and land as written", async () => {
-		const outside = await mkdtemp(join(tmpdir(), "forge-adv-out-"));
+	it("writes inside the project and the tool's private temp dir are allowed, and land as written", async () => {
+		// "$TMPDIR/…": the tool's own temp dir (the shared OS temp dir is outside its roots).
 		const logic =
-			'import { mkdirSync, writeFileSync } from "node:fs";\nimport { dirname } from "node:path";\nmkdirSync(dirname(params.target), { recursive: true });\nwriteFileSync(params.target, "written by a tool");\nreturn "ok";';
+			'import { mkdirSync, writeFileSync } from "node:fs";\nimport { dirname, join } from "node:path";\nconst target = params.target.startsWith("$TMPDIR/") ? join(process.env.TMPDIR, params.target.slice(8)) : params.target;\nmkdirSync(dirname(target), { recursive: true });\nwriteFileSync(target, "written by a tool");\nreturn target;';
 		await forgeOk(box, "plain-writer", logic, TARGET_SCHEMA);
-		for (const target of [join(box.cwd, "out", "report.txt"), join(outside, "report.txt")]) {
-			expect(text(await box.toolbox.use("plain-writer", { target }, { host: noUI }))).toBe("ok");
-			expect(readFileSync(target, "utf8")).toBe("written by a tool");
+		for (const target of [join(box.cwd, "out", "report.txt"), "$TMPDIR/out/report.txt"]) {
+			const written = text(await box.toolbox.use("plain-writer", { target }, { host: noUI }));
+			expect(written.endsWith("/out/report.txt")).toBe(true);
+			expect(readFileSync(written, "utf8")).toBe("written by a tool");
 		}
-		rmSync(outside, { recursive: true, force: true });
 	});
 });
 

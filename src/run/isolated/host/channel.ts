@@ -11,6 +11,8 @@ export interface HostOptions {
 	typeboxPath: string;
 	toolWorker: string;
 	preflightWorker: string;
+	/** The runner's temp folder: each tool worker's TMPDIR (os.tmpdir()) is its own folder in it. */
+	tempRoot?: string;
 	/** Resident memory above which running workers are stopped (their heap caps do not count Buffers). */
 	rssLimitMb: number;
 }

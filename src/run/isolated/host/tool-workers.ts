@@ -6,6 +6,7 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { ForgeErrorData } from "../../../contract/forge-error.ts";
 import type { RunnableTool } from "../../runner.ts";
 import type { BrokerReply, BrokerRequest, FromHost, Limits } from "../protocol.ts";
+import { toolTempDir } from "../temp-dirs.ts";
 import { MAX_WIRE_CHARS, NotPlainData, plainData } from "../wire.ts";
 import { errorResult, type HostOptions, isRecord, send, wakeUp } from "./channel.ts";
 
@@ -48,17 +49,23 @@ export function createToolWorkers(options: HostOptions) {
 			void stop(key, { phase: "runtime", message: "Stopped: the tool was re-forged while this call ran." });
 
 		const { port1, port2 } = new MessageChannel();
+		const tempEnv = options.tempRoot ? { TMPDIR: toolTempDir(options.tempRoot, tool.name) } : {};
 		const worker = new Worker(options.toolWorker, {
 			workerData: {
 				tool,
 				limits,
-				roots: options.roots,
+				// Its own temp dir only, of the runner's temp folder: another tool's temp files are read as outside ones.
+				roots: options.roots.map((root) =>
+					root === options.tempRoot ? toolTempDir(options.tempRoot, tool.name) : root,
+				),
 				unreadable: options.unreadable ?? [],
 				port: port2,
-				safeEnv: { ...process.env },
+				safeEnv: { ...process.env, ...tempEnv },
 				typeboxPath: options.typeboxPath,
 			},
 			transferList: [port2],
+			// os.tmpdir() of the tool: its own folder (read from the worker's environment, not the host's).
+			env: { ...process.env, ...tempEnv },
 			resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
 			stdout: true,
 			stderr: true,

@@ -81,7 +81,7 @@ interface CopyOptions {
 
 /** `cp` through open folders: no link followed or copied, only folders and regular files, the unreadable left out. */
 async function copyTree(anchors: Anchors, from: string, real: string, to: string, options: CopyOptions) {
-	if (options.unreadable.includes(real)) return;
+	if (options.unreadable.some((file) => real === file || real.startsWith(`${file}.`))) return;
 	let source: Handle;
 	try {
 		source = await anchors.track(await fsp.open(from, c.O_RDONLY | NOFOLLOW), real);

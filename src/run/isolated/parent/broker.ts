@@ -65,7 +65,7 @@ export class Broker {
 		try {
 			const capabilities = await this.capabilitiesOf(request);
 			const unreadable = capabilities.find(
-				(c) => c.kind === "fs-read" && this.settings.unreadable?.includes(c.path),
+				(c) => c.kind === "fs-read" && isUnreadable(c.path, this.settings.unreadable ?? []),
 			);
 			if (unreadable && "path" in unreadable) {
 				return {
@@ -110,7 +110,8 @@ export class Broker {
 				};
 			}
 			// Only inside the project and the temp dir: elsewhere, whether a folder exists is itself for the policy to decide.
-			const { projectDir, tempDir } = this.settings;
+			const { projectDir } = this.settings;
+			const tempDir = call.tempDir ?? this.settings.tempDir;
 			const within = capabilities.every(
 				(c) => "path" in c && (isInside(c.path, projectDir) || isInside(c.path, tempDir)),
 			);
@@ -210,12 +211,13 @@ export class Broker {
 				return operations.fs(request, settings.unreadable ?? []);
 			case "exec":
 				return operations.exec(request, {
-					writable: [settings.projectDir, settings.tempDir],
+					writable: [settings.projectDir, call.tempDir ?? settings.tempDir],
 					readOnly: settings.gate.protectedPaths(),
 					network: settings.gate.network,
 					sandbox: this.sandbox,
 					cwd: settings.projectDir,
-					env: settings.commandEnv,
+					// The tool's private temp dir is its commands' too.
+					env: call.tempDir ? { ...settings.commandEnv, TMPDIR: call.tempDir } : settings.commandEnv,
 					children: call.children,
 				});
 			case "env":
@@ -239,6 +241,11 @@ function tooSlow(request: FsRequest): ForgeErrorData {
 		message: `fs.${request.action} took longer than ${FS_OPERATION_BOUND_MS / 1000} s in pi's process and was given up on.`,
 		code: "ETIMEDOUT",
 	};
+}
+
+/** One of the files no tool may read, or a sibling named after it (the audit log's older part, a file being written). */
+export function isUnreadable(path: string, unreadable: readonly string[]): boolean {
+	return unreadable.some((file) => path === file || path.startsWith(`${file}.`));
 }
 
 /** pi's own process under /proc (`/proc/self` resolves to it): its environment and memory are pi's. */

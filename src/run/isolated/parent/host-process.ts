@@ -26,6 +26,10 @@ export interface HostSpawnOptions {
 	typeboxPath: string;
 	/** The user's home folder: hidden in the OS sandbox but for what the host reads there. */
 	homeDir: string;
+	/** The shared OS temp dir: hidden in the OS sandbox too, but for what the host reads there (its tools' temp dirs). */
+	tempDir?: string;
+	/** The runner's temp folder (each tool's TMPDIR is a folder in it). */
+	tempRoot?: string;
 	rssLimitMb: number;
 }
 
@@ -62,6 +66,7 @@ export class HostProcess {
 			toolWorker: bundle.toolWorker,
 			preflightWorker: bundle.preflightWorker,
 			rssLimitMb: options.rssLimitMb,
+			...(options.tempRoot ? { tempRoot: options.tempRoot } : {}),
 		});
 		const permissions = permissionFlags(parseNodeVersion(options.node.version), {
 			readRoots: [...options.readRoots, bundle.dir],
@@ -77,11 +82,13 @@ export class HostProcess {
 		];
 		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only,
 		// and the user's home is an empty folder but for what the host reads there (the project, its code, Node).
-		const home = options.homeDir;
-		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) =>
-			isInside(path, home),
+		// So is the shared temp dir (other projects, other sessions' files): the tools' own temp dirs are bound back.
+		const hidden = [options.homeDir, options.tempDir ?? ""].filter(
+			(dir) => dir && dir !== "/" && !options.readRoots.some((root) => isInside(dir, root)),
 		);
-		const hidden = home && home !== "/" && !options.readRoots.some((root) => isInside(home, root)) ? [home] : [];
+		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) =>
+			hidden.some((dir) => isInside(path, dir)),
+		);
 		const { command, args } = sandboxed(
 			options.sandbox,
 			{ writable: [], readOnly: [], network: options.network, hidden, visible: hidden.length ? visible : [] },

@@ -20,6 +20,8 @@ export interface SupervisorOptions {
 	readRoots: string[];
 	/** Real paths of files no tool may read. */
 	unreadable: string[];
+	/** The runner's temp folder: each tool's TMPDIR is its own folder in it. */
+	tempRoot?: string;
 	/** Whether tools keep the network. */
 	network: boolean;
 	onMessage(message: FromHost, from: HostProcess): void;
@@ -134,6 +136,8 @@ export class HostSupervisor {
 			env: config.safeEnv,
 			typeboxPath: typebox.entry,
 			homeDir: config.homeDir,
+			tempDir: config.realTempDir,
+			...(this.options.tempRoot ? { tempRoot: this.options.tempRoot } : {}),
 			rssLimitMb: config.maxMemoryMb + 512,
 		});
 		this.host = host;

@@ -17,6 +17,7 @@ import type { HostProcess } from "./host-process.ts";
 import { HostSupervisor, STOP_GRACE_MS } from "./host-supervisor.ts";
 import type { SandboxStatus } from "./os-sandbox.ts";
 import { real } from "./paths.ts";
+import { ensureToolTempDir, makeTempRoot, removeTempRoot, toolTempDir } from "./private-temp.ts";
 import type { PolicyGate } from "./policy-gate.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { hostExitError, preflightFailure, shutdownError } from "./wire-errors.ts";
@@ -46,15 +47,19 @@ export class IsolatedRunner implements Runner {
 	/** Worker keys sent a call since they were last forgotten. */
 	private readonly called = new Set<string>();
 
+	/** The runner's own folder in the OS temp dir: each tool's private temp dir is in it (private-temp.ts). */
+	private readonly tempRoot: string;
+
 	constructor(private readonly options: IsolatedRunnerOptions) {
 		const { config, gate } = options;
+		this.tempRoot = makeTempRoot(config.realTempDir);
 		this.gate = gate;
 		this.limits = { memoryMb: config.maxMemoryMb, outputBytes: OUTPUT_CAP_BYTES, networkOff: !gate.network };
 		const unreadable = (options.unreadable ?? []).map(real);
 		this.broker = new Broker({
 			gate,
 			projectDir: config.realCwd,
-			tempDir: config.realTempDir,
+			tempDir: this.tempRoot,
 			env: config.env,
 			commandEnv: config.safeEnv,
 			unreadable,
@@ -62,7 +67,8 @@ export class IsolatedRunner implements Runner {
 		this.host = new HostSupervisor({
 			config,
 			runtimeDir: options.runtimeDir,
-			readRoots: [config.realCwd, config.realTempDir, real(config.toolboxDir)],
+			readRoots: [config.realCwd, this.tempRoot, real(config.toolboxDir)],
+			tempRoot: this.tempRoot,
 			unreadable,
 			network: gate.network,
 			onMessage: (message, from) => this.onMessage(message, from),
@@ -120,6 +126,7 @@ export class IsolatedRunner implements Runner {
 		if (tool.version !== undefined) this.versions.set(tool.hash, tool.version);
 		const started = performance.now();
 		const key = tool.key ?? tool.name;
+		ensureToolTempDir(this.tempRoot, tool.name);
 		this.called.add(key);
 		const { version: _version, ...sent } = tool;
 		const outcome = await this.dispatch(
@@ -264,6 +271,7 @@ export class IsolatedRunner implements Runner {
 			pause: () => (blocking ? this.calls.pause(entry) : () => undefined),
 			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
+			tempDir: toolTempDir(this.tempRoot, entry.tool),
 			ended: entry.ended,
 			refused: (grants: string[]) => entry.grants.push(...grants),
 			...(useTool
@@ -295,5 +303,6 @@ export class IsolatedRunner implements Runner {
 		await this.host.dispose();
 		await this.gate.flush();
 		await this.inline.dispose();
+		removeTempRoot(this.tempRoot);
 	}
 }

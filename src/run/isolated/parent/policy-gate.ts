@@ -23,6 +23,8 @@ export interface GateCall {
 	alive(): boolean;
 	/** Aborted when the call ends (a dialog still open for it is dismissed); the same signal for every request of a call. */
 	ended?: AbortSignal;
+	/** The private temp dir of the call's tool (real path): written without a grant, like the project. */
+	tempDir?: string;
 	/** Told the commands that would grant what was just refused (kept in pi's process for the call's error). */
 	refused?(grants: string[]): void;
 }

@@ -44,10 +44,13 @@ export function createPathGuard(roots: string[], cwd: string, unreadable: string
 		}
 		return false;
 	};
-	/** The forge's own files (its health file, its audit log) are no tool's to read, by any path or link. */
+	/**
+	 * The forge's own files (its health file, its audit log) are no tool's to read, by any path or link; nor their
+	 * siblings named after them (the audit log's older part, a health file being written).
+	 */
 	const checkReadable = (real: string) => {
 		for (let i = 0; i < unreadable.length; i++) {
-			if (unreadable[i] === real)
+			if (unreadable[i] === real || stringStartsWith(real, `${unreadable[i]}.`))
 				throw Object.assign(
 					new Error(`EACCES: ${real} is one of Agent Forge's own files, which forged tools may not read`),
 					{ code: "EACCES", path: real },
