@@ -207,7 +207,13 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 	return {
 		network: config.policy === "permissive",
 		authorise,
-		protectedPaths: () => [...locations.map((location) => location.path), ...instructionFilesIn(projectDir)],
+		protectedPaths: () => [
+			...locations.map((location) => location.path),
+			...new Set([
+				...instructionFilesIn(projectDir),
+				...CANONICAL_INSTRUCTION_FILES.map((name) => join(projectDir, name)),
+			]),
+		],
 		runsInline: async (tool, hash) => {
 			if (config.policy === "strict") return false;
 			await grants.refresh();
@@ -242,6 +248,17 @@ function isFinalDenial(decision: Decision): boolean {
 		(decision.reason === REASONS.notAbsolute || decision.reason.endsWith(REASONS.protected))
 	);
 }
+
+/** Instruction files as agents name them: held for commands even where they do not exist (no command creates one). */
+const CANONICAL_INSTRUCTION_FILES = [
+	"AGENTS.md",
+	"AGENT.md",
+	"CLAUDE.md",
+	"CLAUDE.local.md",
+	"GEMINI.md",
+	".cursorrules",
+	".windsurfrules",
+];
 
 /** The agent instruction files at the top of the project, whatever their case (bound read-only for commands). */
 function instructionFilesIn(dir: string): string[] {

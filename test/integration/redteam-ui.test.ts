@@ -1,7 +1,8 @@
 // The red team's findings about what a person is asked and shown (issue 11): dialogs that cannot be spammed, that
 // never outlive their call, that show what runs, grants bound to a program's content, a deadline a dialog cannot
 // stretch, notifications that cannot flood pi, and no channel between two tools' workers. Isolated runner, bubblewrap on.
-import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
@@ -429,5 +430,73 @@ describe("F9: a tool's texts cannot act on a person's terminal", () => {
 		);
 		// The same text once parsed: the escapes are JSON's own.
 		expect(JSON.parse(json.join("\n")).find((t: { name: string }) => t.name === "handedit").description).toBe(EVIL);
+	});
+});
+
+describe("F7, F16: what a granted command can create and read (OS sandbox)", () => {
+	let box: IsolatedBox;
+	let sandboxed = false;
+	const probe = join(homedir(), `.forge-redteam-probe-${process.pid}`);
+	beforeAll(async () => {
+		box = await open("permissive");
+		sandboxed = (await box.runner.sandbox()).kind === "bubblewrap";
+		writeFileSync(probe, "secret in the home folder");
+	});
+	afterAll(async () => {
+		rmSync(probe, { force: true });
+		await close(box);
+	});
+
+	it("a granted command cannot create absent protected locations, and leaves nothing behind", async (context) => {
+		if (!sandboxed) context.skip();
+		await forge(
+			box,
+			"mkclaude",
+			`const cp = require("child_process"); const out = [];
+for (const line of ["mkdir -p .claude && echo x > .claude/settings.json", "echo x > AGENTS.md", "echo x > CLAUDE.md", "mkdir .git", "mkdir -p .husky/_", "echo ok > fine.txt"]) {
+  try { cp.execSync(line, { stdio: "pipe" }); out.push("made"); } catch { out.push("refused"); }
+}
+return out.join(",");`,
+		);
+		expect(text(await box.toolbox.use("mkclaude", {}, { host: noUI }))).toBe(
+			"refused,refused,refused,refused,refused,made",
+		);
+		for (const name of [".claude", "AGENTS.md", "CLAUDE.md", ".git", ".husky"])
+			expect(existsSync(join(box.cwd, name)), name).toBe(false);
+		expect(readFileSync(join(box.cwd, "fine.txt"), "utf8")).toBe("ok\n");
+	});
+
+	it("two commands at once share the placeholders; both end, nothing is left", async (context) => {
+		if (!sandboxed) context.skip();
+		await forge(
+			box,
+			"slow-git",
+			`const cp = require("child_process");
+const a = new Promise((r) => cp.exec("sleep 0.5; mkdir .git && echo made || echo refused", (e, o) => r(o.trim())));
+const b = new Promise((r) => cp.exec("sleep 0.1; echo x > AGENTS.md && echo made || echo refused", (e, o) => r(o.trim())));
+return (await a) + "," + (await b);`,
+		);
+		expect(text(await box.toolbox.use("slow-git", {}, { host: noUI }))).toBe("refused,refused");
+		expect(existsSync(join(box.cwd, ".git"))).toBe(false);
+		expect(existsSync(join(box.cwd, "AGENTS.md"))).toBe(false);
+	});
+
+	it("a granted command reads neither the health file, the audit log, nor the home folder", async (context) => {
+		if (!sandboxed) context.skip();
+		await forge(box, "boom", `throw new Error("failing on purpose");`);
+		await box.toolbox.use("boom", {}, { host: noUI });
+		await box.toolbox.flush();
+		await box.audit.flush();
+		expect(existsSync(join(box.dir, ".forge-health.json"))).toBe(true);
+		expect(existsSync(box.audit.file)).toBe(true);
+		await forge(
+			box,
+			"catter",
+			`const cp = require("child_process"); const path = require("path");
+const d = path.join(process.cwd(), ".pi/forge/extensions");
+const run = (line) => { try { return cp.execSync(line, { encoding: "utf8", stdio: "pipe" }).trim(); } catch (e) { return "refused"; } };
+return [run("cat " + d + "/.forge-health.json"), run("cat " + d + "/.forge-audit.jsonl"), run("cat ${probe}"), run("ls " + d + " | grep -c forge-boom.ts")].join("|");`,
+		);
+		expect(text(await box.toolbox.use("catter", {}, { host: noUI }))).toBe("refused|refused|refused|1");
 	});
 });

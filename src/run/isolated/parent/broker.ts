@@ -213,6 +213,7 @@ export class Broker {
 				return operations.exec(request, {
 					writable: [settings.projectDir, call.tempDir ?? settings.tempDir],
 					readOnly: settings.gate.protectedPaths(),
+					unreadable: settings.unreadable ?? [],
 					network: settings.gate.network,
 					sandbox: this.sandbox,
 					cwd: settings.projectDir,

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { realpath } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
+import { commandSandbox } from "./command-sandbox.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import { programContent } from "./program-content.ts";
 
@@ -15,8 +16,10 @@ const MAX_EXEC_OUTPUT = 10 * 1024 * 1024;
 export interface CommandSetting {
 	/** Real paths: what a command may write (the project and the temp dir)… */
 	writable: string[];
-	/** …except these (the protected locations), bound read-only. */
+	/** …except these (the protected locations, existing or not), bound read-only or held by an empty folder. */
 	readOnly: string[];
+	/** Files no tool may read (the toolbox's health file and audit log): not there for the command. */
+	unreadable?: readonly string[];
 	/** Whether the command keeps the network (in the OS sandbox; without one it always has it). */
 	network: boolean;
 	sandbox: SandboxStatus;
@@ -44,22 +47,27 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 	if (approved && program?.digest !== approved)
 		return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
 	const pinned = program && program.bytes.length > 0 && sandbox.kind === "bubblewrap" ? program : undefined;
-	const spec = {
-		writable: setting.writable,
-		readOnly: setting.readOnly,
-		network: setting.network,
-		...(pinned ? { pinned: { path: file, fd: PINNED_FD } } : {}),
-	};
-	const shellLine = [request.file, ...request.args].join(" ");
-	const { command, args } =
+	const view =
 		sandbox.kind === "bubblewrap"
-			? sandboxed(
-					sandbox,
-					spec,
-					request.shell ? "/bin/sh" : request.file,
-					request.shell ? ["-c", shellLine] : request.args,
-				)
-			: { command: request.file, args: request.args };
+			? commandSandbox({
+					writable: setting.writable,
+					readOnly: setting.readOnly,
+					unreadable: setting.unreadable ?? [],
+					network: setting.network,
+					path: request.env?.PATH ?? setting.env.PATH,
+					cwd: request.cwd ?? setting.cwd,
+					...(request.shell ? {} : { program: file }),
+				})
+			: undefined;
+	const shellLine = [request.file, ...request.args].join(" ");
+	const { command, args } = view
+		? sandboxed(
+				sandbox,
+				{ ...view.spec, ...(pinned ? { pinned: { path: file, fd: PINNED_FD } } : {}) },
+				request.shell ? "/bin/sh" : request.file,
+				request.shell ? ["-c", shellLine] : request.args,
+			)
+		: { command: request.file, args: request.args };
 	return new Promise((resolve) => {
 		const child = spawn(command, args, {
 			cwd: request.cwd ?? setting.cwd,
@@ -108,6 +116,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		});
 		child.on("close", (status, signal) => {
 			clearTimeout(timer);
+			view?.release();
 			setting.children.delete(child);
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});

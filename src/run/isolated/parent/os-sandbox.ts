@@ -22,6 +22,10 @@ export interface SandboxSpec {
 	visible?: string[];
 	/** A command's program as it was approved: its bytes, read by bubblewrap from `fd`, bound read-only over `path`. */
 	pinned?: { path: string; fd: number };
+	/** Protected paths that do not exist: an empty read-only folder is put there (made in the real folder). */
+	placeholders?: string[];
+	/** Folders shown read-only with only `keep` of their entries (the rest, files no tool may read, are not there). */
+	masked?: { dir: string; keep: string[] }[];
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
@@ -61,6 +65,12 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 	for (const path of spec.writable) args.push("--bind", path, path);
 	// After the writable folders, so they win inside them; a path that does not exist cannot be bound (and so is not).
 	for (const path of spec.readOnly) args.push("--ro-bind-try", path, path);
+	for (const path of spec.placeholders ?? []) args.push("--tmpfs", path, "--remount-ro", path);
+	for (const { dir, keep } of spec.masked ?? []) {
+		args.push("--tmpfs", dir);
+		for (const path of keep) args.push("--ro-bind", path, path);
+		args.push("--remount-ro", dir);
+	}
 	if (spec.pinned) args.push("--perms", "0555", "--ro-bind-data", String(spec.pinned.fd), spec.pinned.path);
 	if (!spec.network) args.push("--unshare-net");
 	// Its own pid namespace (no signals to pi or anything else), a new session (no typing into pi's terminal), and

@@ -47,7 +47,10 @@ export interface PolicyGate {
 	 * asks a person when the policy says ask, remembers an "always", and audits the decision.
 	 */
 	authorise(capability: Capability, call: GateCall): Promise<ForgeErrorData | undefined>;
-	/** Paths no command may write (bound read-only around a command in the OS sandbox): the protected locations. */
+	/**
+	 * Paths no command may write, existing or not (bound read-only around a command in the OS sandbox, or held by an
+	 * empty read-only folder where they do not exist): the protected locations.
+	 */
 	protectedPaths(): string[];
 	/** Whether this version of a tool was granted to run inside pi's process. */
 	runsInline(tool: string, hash: string): Promise<boolean>;

@@ -1,0 +1,135 @@
+// What a granted command sees in the OS sandbox, beyond the project and the temp dir being writable: the user's home
+// hidden (but for what the command runs from), the toolbox's health file and audit log hidden, and a protected
+// location that does not exist yet held by an empty read-only folder, so the command cannot create it (`.git`,
+// `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
+// removed when the last command that holds them ends.
+import { lstatSync, readdirSync, rmdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, delimiter, dirname, join } from "node:path";
+import type { SandboxSpec } from "./os-sandbox.ts";
+import { isInside } from "./paths.ts";
+
+export interface CommandView {
+	/** Real paths: the project and the temp dir. */
+	writable: string[];
+	/** Protected paths (existing or not) that no command may write. */
+	readOnly: string[];
+	/** Files no tool may read (the toolbox's health file and audit log). */
+	unreadable: readonly string[];
+	/** The PATH the command runs with: its folders inside the home stay visible. */
+	path?: string;
+	/** The program, when it is a file (its folder stays visible). */
+	program?: string;
+	/** The folder the command runs in (it stays visible). */
+	cwd?: string;
+	network: boolean;
+}
+
+/** Placeholders made for running commands, by path: how many commands hold each. */
+const placeholders = new Map<string, number>();
+
+/**
+ * The sandbox for one command, and `release` to call when it has ended (removes placeholders no command holds any
+ * more, if still empty).
+ */
+export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): void } {
+	const home = homedir();
+	const hideHome = !!home && home !== "/" && !view.writable.some((root) => isInside(home, root));
+	const visible = hideHome ? [...new Set(visibleInHome(view, home))] : [];
+	const absent: string[] = [];
+	const present: string[] = [];
+	const shown = [...view.writable, ...visible];
+	for (const path of view.readOnly) {
+		// Out of sight already: binding it read-only would bring it back into the hidden home (pi's keys, the grants).
+		if (hideHome && isInside(path, home) && !shown.some((root) => isInside(path, root))) continue;
+		if (placeholders.has(path) || (!exists(path) && exists(dirname(path)))) absent.push(path);
+		else present.push(path);
+	}
+	const held = absent.filter((path) => view.writable.some((root) => isInside(path, root)));
+	for (const path of held) placeholders.set(path, (placeholders.get(path) ?? 0) + 1);
+	const spec: SandboxSpec = {
+		writable: view.writable,
+		readOnly: present,
+		network: view.network,
+		...(hideHome ? { hidden: [home], visible } : {}),
+		placeholders: held,
+		masked: maskedFolders(view.unreadable, hideHome ? home : undefined, shown),
+	};
+	let released = false;
+	return {
+		spec,
+		release: () => {
+			if (released) return;
+			released = true;
+			for (const path of held) {
+				const count = (placeholders.get(path) ?? 1) - 1;
+				if (count > 0) {
+					placeholders.set(path, count);
+					continue;
+				}
+				placeholders.delete(path);
+				try {
+					rmdirSync(path); // only an empty folder goes: never what someone put there meanwhile
+				} catch {
+					// not empty, or gone
+				}
+			}
+		},
+	};
+}
+
+/** Inside the home: the PATH folders (a `bin` with its installation beside it), the program's folder. */
+function visibleInHome(view: CommandView, home: string): string[] {
+	const dirs = (view.path ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
+	if (view.program?.startsWith("/")) dirs.push(dirname(view.program));
+	const bins = dirs
+		.filter((dir) => isInside(dir, home) && dir !== home)
+		.map((dir) => (basename(dir) === "bin" && dirname(dir) !== home ? dirname(dir) : dir));
+	return view.cwd && isInside(view.cwd, home) && view.cwd !== home ? [...bins, view.cwd] : bins;
+}
+
+/**
+ * Folders holding files no tool may read, as they are to be shown: every entry bound back but those files (and the
+ * temporary files they are written through), so a rewrite of one while the command runs does not reach it either.
+ */
+function maskedFolders(
+	unreadable: readonly string[],
+	hiddenHome: string | undefined,
+	shown: string[],
+): { dir: string; keep: string[] }[] {
+	const byDir = new Map<string, string[]>();
+	for (const file of unreadable) {
+		const dir = dirname(file);
+		// Already out of sight where the home is hidden and nothing shows it again.
+		if (hiddenHome && isInside(dir, hiddenHome) && !shown.some((root) => isInside(dir, root))) continue;
+		byDir.set(dir, [...(byDir.get(dir) ?? []), basename(file)]);
+	}
+	const masked: { dir: string; keep: string[] }[] = [];
+	for (const [dir, names] of byDir) {
+		let entries: string[];
+		try {
+			entries = readdirSync(dir);
+		} catch {
+			continue;
+		}
+		const keep = entries.filter((entry) => {
+			if (names.some((name) => entry === name || entry.startsWith(`${name}.`))) return false;
+			try {
+				return !lstatSync(join(dir, entry)).isSymbolicLink();
+			} catch {
+				return false;
+			}
+		});
+		masked.push({ dir, keep: keep.map((entry) => join(dir, entry)) });
+	}
+	return masked;
+}
+
+function exists(path: string): boolean {
+	try {
+		lstatSync(path);
+		return true;
+	} catch {
+		return false;
+	}
+}
