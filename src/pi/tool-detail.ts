@@ -85,7 +85,8 @@ export function formatToolDetail(detail: ToolDetail, now: Date, maxChars = MAX_D
 }
 
 function scopeText({ scope, hides, entry }: ToolDetail): string {
-	if (scope === "user") return "Scope: user (the user toolbox, seen from every project)";
+	if (scope === "user")
+		return 'Scope: user (the user toolbox, seen from every project; to change it there, pass scope "user" to forge_tool)';
 	return `Scope: project${hides ? ` (the user toolbox also has a '${entry.name}', v${hides.version}; this project's tool wins, so use_forge_tool runs this one here)` : ""}`;
 }
 

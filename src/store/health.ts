@@ -78,6 +78,12 @@ export class HealthStore {
 		this.scheduleFlush();
 	}
 
+	/** Takes over a tool's record from another toolbox's (the tool moved between toolboxes). */
+	adopt(name: string, health: ToolHealth): void {
+		this.tools.set(name, structuredClone(health));
+		this.scheduleFlush();
+	}
+
 	delete(name: string): void {
 		if (this.tools.delete(name)) this.scheduleFlush();
 	}

@@ -80,6 +80,9 @@ export async function moveTool(
 		);
 	}
 	const moved = await to.toolbox.reload(name);
+	// Its calls and last use come along: the active set goes on ranking it as before.
+	const health = from.toolbox.healthOf(name);
+	if (health) to.stores.health.adopt(name, health);
 	const removed = await from.toolbox.remove(name);
 	if (!removed.ok)
 		return fail(

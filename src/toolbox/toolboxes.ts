@@ -199,7 +199,14 @@ export class Toolboxes {
 	/** Runs the tool of `name` (the project's first); an unknown name names the closest of both toolboxes. */
 	async use(name: unknown, args: unknown, options: UseOptions): Promise<Result<UseSuccess>> {
 		const found = typeof name === "string" ? await this.find(name) : undefined;
-		if (found) return found.toolbox.use(name, args, options);
+		if (found?.scope === "project") return found.toolbox.use(name, args, options);
+		if (found) {
+			// A forge without a scope goes into the project: the repair of a user tool must say where it lives.
+			const result = await found.toolbox.use(name, args, options);
+			if (result.ok || result.error.phase === "permission" || result.error.phase === "not-found") return result;
+			const note = `'${found.entry.name}' is from the user toolbox: to repair it there (for every project), pass scope "user" to forge_tool.`;
+			return fail(result.error.with({ notes: [...(result.error.details.notes ?? []), note] }));
+		}
 		const similar = typeof name === "string" ? this.list(name.replace(/[-_]/g, " "), 3).tools : [];
 		return fail(
 			notFoundError(

@@ -93,6 +93,15 @@ describe("two toolboxes as one", () => {
 		expect(!unknown.ok && unknown.error.details.notes?.join(" ")).toContain("csv-count");
 	});
 
+	it('a failing user tool says to repair it with scope "user"', async () => {
+		const boxes = await toolboxes(await temp("forge-ut-"), await temp("forge-ut-agent-"));
+		await forged(boxes, "flaky", "throw new Error('nope');", "user");
+		const failed = await boxes.use("flaky", { text: "x" }, { host });
+		expect(!failed.ok && failed.error.details.notes).toContain(
+			"'flaky' is from the user toolbox: to repair it there (for every project), pass scope \"user\" to forge_tool.",
+		);
+	});
+
 	it("a scope that is not one is refused, naming the two", async () => {
 		const boxes = await toolboxes(await temp("forge-ut-"), await temp("forge-ut-agent-"));
 		const result = await boxes.forge(toolRequest("x", "return 1;"), new Map(), { scope: "global" });
@@ -129,6 +138,7 @@ describe("promote and demote", () => {
 		const boxes = await toolboxes(cwd, agentDir);
 		await forged(boxes, "count", "return 'one';");
 		await forged(boxes, "count", "return 'two';");
+		expect(text(await boxes.use("count", { text: "x" }, { host }))).toBe("two");
 		const promoted = await boxes.promote("count");
 		expect(promoted.ok && promoted.value).toMatchObject({ name: "count", version: 2, from: "project", to: "user" });
 		expect(boxes.scopeOf("count")).toBe("user");
@@ -139,6 +149,8 @@ describe("promote and demote", () => {
 			"v2 forged",
 		]);
 		expect(text(await boxes.use("count", { text: "x" }, { host }))).toBe("two");
+		// Its calls came along too.
+		expect(boxes.healthOf("count")?.calls).toBe(2);
 		// The history came along: v1 can be rolled back to in the user toolbox.
 		const rolled = await boxes.rollback("count", 1);
 		expect(rolled.ok && rolled.value.meta.version).toBe(3);

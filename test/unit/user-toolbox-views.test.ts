@@ -47,7 +47,7 @@ describe("the scope, as the model reads it", () => {
 	it("list_forge with a name says the scope, and the namesake a project tool hides", () => {
 		const base = { entry: entry("greet"), state: "ok" as const, tests: [], edited: false, path: "forge-greet.ts" };
 		expect(formatToolDetail({ ...base, scope: "user" }, now)).toContain(
-			"Scope: user (the user toolbox, seen from every project)",
+			'Scope: user (the user toolbox, seen from every project; to change it there, pass scope "user" to forge_tool)',
 		);
 		expect(formatToolDetail({ ...base, scope: "project", hides: { version: 2 } }, now)).toContain(
 			"Scope: project (the user toolbox also has a 'greet', v2; this project's tool wins, so use_forge_tool runs this one here)",
