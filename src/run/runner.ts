@@ -41,6 +41,11 @@ export interface RunRequest {
 	signal?: AbortSignal;
 	/** The host side of `pi` and `ctx.notify`, provided by the pi wiring. */
 	host: RunHost;
+	/**
+	 * A forge's test of a candidate: the isolated runner lets it write only in its private temp dir, so a forge that
+	 * is refused leaves the project as it was.
+	 */
+	test?: boolean;
 }
 
 export interface RunHost {

@@ -79,6 +79,7 @@ export class TestCases {
 						timeoutMs: Math.min(test.timeoutMs ?? timeoutMs, timeoutMs, left),
 						signal,
 						host: this.host?.(meta.name) ?? TEST_HOST,
+						test: true,
 					})
 				: args;
 			const judged = outcome.ok

@@ -36,6 +36,8 @@ export interface BrokerSettings {
 export interface BrokerCall extends GateCall {
 	/** Commands started for the call, killed with it. */
 	children: Set<ChildProcess>;
+	/** A forge's test: it writes only in its tool's private temp dir (`tempDir`), its commands too. */
+	test?: boolean;
 	/** `pi.useTool` of the call's tool, run by pi's wiring with `ops` acting as the caller; absent where there is none. */
 	useTool?(name: string, args: unknown, ops: CallerOperations): Promise<unknown>;
 }
@@ -116,6 +118,11 @@ export class Broker {
 				(c) => "path" in c && (isInside(c.path, projectDir) || isInside(c.path, tempDir)),
 			);
 			if (within && (await changesNothing(request, this.operations.isFolder))) return { ok: true, value: undefined };
+			// A forge's test writes only in its tool's temp dir: a refused forge changes nothing.
+			const testWrite = call.test
+				? capabilities.find((c) => c.kind === "fs-write" && !isInside(c.path, call.tempDir ?? ""))
+				: undefined;
+			if (testWrite && "path" in testWrite) return { ok: false, error: testWriteRefusal(call, testWrite.path) };
 			for (const capability of capabilities) {
 				const refusal = await this.settings.gate.authorise(capability, call);
 				if (refusal) return { ok: false, error: refusal };
@@ -211,7 +218,8 @@ export class Broker {
 				return operations.fs(request, settings.unreadable ?? []);
 			case "exec":
 				return operations.exec(request, {
-					writable: [settings.projectDir, call.tempDir ?? settings.tempDir],
+					writable:
+						call.test && call.tempDir ? [call.tempDir] : [settings.projectDir, call.tempDir ?? settings.tempDir],
 					readOnly: settings.gate.protectedPaths(),
 					unreadable: settings.unreadable ?? [],
 					network: settings.gate.network,
@@ -241,6 +249,16 @@ function tooSlow(request: FsRequest): ForgeErrorData {
 		phase: "runtime",
 		message: `fs.${request.action} took longer than ${FS_OPERATION_BOUND_MS / 1000} s in pi's process and was given up on.`,
 		code: "ETIMEDOUT",
+	};
+}
+
+/** A forge's test writing outside its tool's temp dir: a refused forge must leave the project as it was. */
+function testWriteRefusal(call: BrokerCall, path: string): ForgeErrorData {
+	return {
+		phase: "permission",
+		message: `'${call.tool}' may not write ${path} while a forge tests it: a forge's tests write only in the tool's private temp dir (process.env.TMPDIR), so that a forge that is refused changes nothing.`,
+		hint: "Have the test's arguments name a path under process.env.TMPDIR (the tool's own temp dir), or test what the tool returns rather than what it writes.",
+		code: "ERR_FORGE_PERMISSION",
 	};
 }
 

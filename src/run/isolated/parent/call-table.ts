@@ -28,6 +28,8 @@ export interface PendingCall {
 	ended: AbortSignal;
 	/** When the call's deadline passes (ms since the epoch, as first armed): what a nested call may use of it. */
 	deadline: number;
+	/** A forge's test: it writes only in its tool's private temp dir. */
+	test?: boolean;
 	finish(result: Result<unknown>): void;
 }
 
@@ -46,6 +48,8 @@ export interface CallSpec {
 	timeoutMs: number;
 	process: HostProcess;
 	signal?: AbortSignal;
+	/** A forge's test (see PendingCall). */
+	test?: boolean;
 	/** After a deadline fails the call: stop what runs it. */
 	onDeadline(): void;
 	/** After a cancellation fails the call: tell the host, stop what runs it. */
@@ -80,6 +84,7 @@ export class CallTable {
 				notified: 0,
 				ended: ended.signal,
 				deadline: Date.now() + spec.timeoutMs,
+				...(spec.test ? { test: true } : {}),
 				finish: (result) => {
 					if (!this.entries.has(callId)) return;
 					this.entries.delete(callId);

@@ -17,8 +17,8 @@ import type { HostProcess } from "./host-process.ts";
 import { HostSupervisor, STOP_GRACE_MS } from "./host-supervisor.ts";
 import type { SandboxStatus } from "./os-sandbox.ts";
 import { real } from "./paths.ts";
-import { ensureToolTempDir, makeTempRoot, removeTempRoot, toolTempDir } from "./private-temp.ts";
 import type { PolicyGate } from "./policy-gate.ts";
+import { ensureToolTempDir, makeTempRoot, removeTempRoot, toolTempDir } from "./private-temp.ts";
 import { runnerStartError } from "./runner-problems.ts";
 import { hostExitError, preflightFailure, shutdownError } from "./wire-errors.ts";
 
@@ -145,6 +145,7 @@ export class IsolatedRunner implements Runner {
 					limits: this.limits,
 				}),
 			request.signal,
+			request.test,
 		);
 		this.gate.recordCall({
 			tool: tool.name,
@@ -170,6 +171,8 @@ export class IsolatedRunner implements Runner {
 		timeoutMs: number,
 		send: (callId: number, host: HostProcess) => void,
 		signal?: AbortSignal,
+		/** A forge's test: it writes only in its tool's private temp dir. */
+		test?: boolean,
 	): Promise<Result<unknown>> {
 		let process: HostProcess;
 		try {
@@ -186,6 +189,7 @@ export class IsolatedRunner implements Runner {
 				timeoutMs,
 				process,
 				signal,
+				...(test ? { test: true } : {}),
 				onDeadline: () => this.host.stopTool(key, process),
 				onCancel: (callId) => {
 					process.send({ type: "cancel", callId });
@@ -272,6 +276,7 @@ export class IsolatedRunner implements Runner {
 			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
 			tempDir: toolTempDir(this.tempRoot, entry.tool),
+			...(entry.test ? { test: true } : {}),
 			ended: entry.ended,
 			refused: (grants: string[]) => entry.grants.push(...grants),
 			...(useTool
