@@ -68,7 +68,8 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 	for (const path of spec.placeholders ?? []) args.push("--tmpfs", path, "--remount-ro", path);
 	for (const { dir, keep } of spec.masked ?? []) {
 		args.push("--tmpfs", dir);
-		for (const path of keep) args.push("--ro-bind", path, path);
+		// An entry may go between the listing and the binding (a lock file): one that is gone is not bound.
+		for (const path of keep) args.push("--ro-bind-try", path, path);
 		args.push("--remount-ro", dir);
 	}
 	if (spec.pinned) args.push("--perms", "0555", "--ro-bind-data", String(spec.pinned.fd), spec.pinned.path);
