@@ -116,11 +116,12 @@ describe("the scope, as a person reads it", () => {
 });
 
 describe("userRunner", () => {
-	it("runs and forgets the user toolbox's tools under keys of their own, and never disposes the shared runner", async () => {
+	it("runs and forgets the user toolbox's tools under keys of their own, passes the rest through, never disposes the shared runner", async () => {
 		const seen: string[] = [];
 		let disposed = false;
-		const shared: Runner = {
+		const shared: Runner & { preflightReadsFile: boolean } = {
 			kind: "fake",
+			preflightReadsFile: true,
 			preflight: async () => ok({ name: "x", description: "", parameters: {} }),
 			run: async (request: RunRequest) => {
 				seen.push(`run ${request.tool.key}`);
@@ -151,6 +152,8 @@ describe("userRunner", () => {
 		await runner.dispose();
 		expect(seen).toEqual(["run user:greet", "run user:greet@tests", "forget user:greet"]);
 		expect(disposed).toBe(false);
-		expect(runner.preflight).toBe(shared.preflight);
+		expect(runner.kind).toBe("fake");
+		expect((runner as Runner & { preflightReadsFile?: boolean }).preflightReadsFile).toBe(true);
+		expect((await runner.preflight("/p", "", "greet", "forge-greet.ts")).ok).toBe(true);
 	});
 });
