@@ -70,13 +70,15 @@ function vitest(node, files, env) {
 
 /**
  * What the tests need from the system, installed from Debian's packages when missing and we may (root with apt-get):
- * tmux drives pi's TUI, bubblewrap is the OS sandbox under test, git serves the repository for `pi install git:`.
+ * tmux drives pi's TUI, bubblewrap is the OS sandbox under test, git serves the repository for `pi install git:`,
+ * ripgrep is what pi's grep runs (a forged tool's `pi.useTool("grep", …)` included).
  */
 function ensureSystemPackages() {
 	const needed = [
 		["tmux", ["-V"], "tmux"],
 		["bwrap", ["--version"], "bubblewrap"],
 		["git", ["--version"], "git"],
+		["rg", ["--version"], "ripgrep"],
 	];
 	const missing = needed.filter(([command, args]) => spawnSync(command, args).status !== 0).map(([, , pkg]) => pkg);
 	if (missing.length === 0) return;

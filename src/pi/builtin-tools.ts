@@ -1,6 +1,7 @@
 // pi's built-in tools for forged tools: `pi.useTool("read", …)` inside `execute` runs pi's own read, grep, find, ls,
 // bash, write or edit tool, built per call with file and command operations that act as the calling tool (its
 // policy, grants and protected locations decide, as for its own file access and commands). Resolves to the tool's text.
+import { resolve } from "node:path";
 import { minimatch } from "minimatch";
 import { type BuiltinTool, type CallerOperations, isBuiltinTool } from "../contract/tool-calls.ts";
 import { compileSchema } from "../schema/ajv.ts";
@@ -75,6 +76,11 @@ export async function runBuiltinTool(
 	if (!validate(prepared)) {
 		const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "args"} ${e.message}`).join("; ");
 		throw new Error(`pi.useTool("${name}"): the arguments do not fit ${name}'s parameters: ${problems}.`);
+	}
+	// pi's grep, find and ls turn a failed look at their folder into "Path not found": a refusal is said as one first.
+	if (name === "grep" || name === "find" || name === "ls") {
+		const path = (prepared as { path?: unknown }).path;
+		await context.ops.searchable(resolve(context.cwd, typeof path === "string" ? path : "."));
 	}
 	const result = await definition.execute(`forge-${name}`, prepared, context.signal, undefined, {
 		cwd: context.cwd,

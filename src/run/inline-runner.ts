@@ -22,6 +22,7 @@ interface LoadedTool {
 export class InlineRunner implements Runner {
 	readonly kind = "inline";
 	readonly preflight = preflightLoad;
+	readonly preflightReadsFile = true;
 	private readonly loaded = new Map<string, LoadedTool>();
 	/** The console buffer of the call whose code runs now (timers and promises it starts included). */
 	private readonly calls = new AsyncLocalStorage<ConsoleBuffer>();

@@ -90,6 +90,8 @@ export interface Runner {
 	run(request: RunRequest): Promise<Result<RunOutcome>>;
 	/** Loads a staged module where this runner runs code, and checks its shape. */
 	readonly preflight: PreflightLoader;
+	/** The preflight loads the staged file from disk (jiti), not only the code it is given. */
+	readonly preflightReadsFile?: boolean;
 	/**
 	 * The same load for a re-check of a file already on disk, where many come at once (a start after a `git pull`): it
 	 * may share a worker with other such loads. A runner without it re-checks with `preflight`.

@@ -6,6 +6,7 @@ import { type TakenNames, validateName } from "../contract/names.ts";
 import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../contract/tool-files.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import { entryFromMeta, type RegistryEntry, withCalls } from "../store/registry.ts";
+import { CandidateRuns } from "./candidate-runs.ts";
 import type { ToolboxContext } from "./context.ts";
 import {
 	type Forged,
@@ -22,6 +23,8 @@ import type { Reconciler } from "./reconcile.ts";
 export class Changes {
 	/** Failed forges of a name in a row: after a few, the error suggests going back to what worked. */
 	private readonly failedForges = new Map<string, number>();
+	/** Where the last forge joins the write queue: forges join it in the order they were made. */
+	private turn: Promise<unknown> = Promise.resolve();
 
 	constructor(
 		private readonly box: ToolboxContext,
@@ -37,27 +40,49 @@ export class Changes {
 		options: { signal?: AbortSignal } = {},
 	): Promise<Result<Forged>> {
 		const { box } = this;
-		return box.change(async () => {
-			const name = typeof request.name === "string" ? request.name : undefined;
-			// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
-			if (name && box.registry.get(name)) await this.reconciler.takeIn(name);
-			const previous = name ? await this.previousVersion(name) : undefined;
-			const result = await this.guard(name, () =>
-				runForgePipeline(request, {
-					store: box.store,
-					template: this.template(),
-					takenNames,
-					previous,
-					previousTests: previous?.tests,
-					preflight: box.runner.preflight,
-					runTests: this.testRunner,
-					signal: options.signal,
-					now: box.now,
-				}),
-			);
-			if (result.ok) await this.adopt(result.value, "forged");
-			return result;
+		const name = typeof request.name === "string" ? request.name : undefined;
+		const runs = new CandidateRuns(box.runner.preflight, this.testRunner);
+		const pipeline = (previous: PreviousVersion | undefined, dryRun: boolean) =>
+			runForgePipeline(request, {
+				store: box.store,
+				template: this.template(),
+				takenNames,
+				previous,
+				previousTests: previous?.tests,
+				preflight: runs.preflight,
+				runTests: runs.runner,
+				signal: options.signal,
+				now: box.now,
+				dryRun,
+			});
+		// The candidate's code runs first, with the toolbox unlocked; under the lock the pipeline reuses what it did. (Not
+		// for a runner whose preflight loads the staged file: nothing is staged before the lock.)
+		const unlocked = box.runner.preflightReadsFile
+			? Promise.resolve()
+			: (async () => pipeline(name ? await this.previousVersion(name) : undefined, true))();
+		return this.inTurn(unlocked, () =>
+			box.change(async () => {
+				// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
+				if (name && box.registry.get(name)) await this.reconciler.takeIn(name);
+				const previous = name ? await this.previousVersion(name) : undefined;
+				const result = await this.guard(name, () => pipeline(previous, false));
+				if (result.ok) await this.adopt(result.value, "forged");
+				return result;
+			}),
+		);
+	}
+
+	/**
+	 * Joins the write queue once `first` (the unlocked run) has ended and every forge made before this one has joined
+	 * it: the lock is never held while a candidate's code runs, and forges still change the toolbox in call order.
+	 */
+	private inTurn<T>(first: Promise<unknown>, join: () => Promise<T>): Promise<T> {
+		const joined = this.turn.then(async () => {
+			await first.catch(() => undefined);
+			return { queued: join() };
 		});
+		this.turn = joined.catch(() => undefined);
+		return joined.then(({ queued }) => queued);
 	}
 
 	/** Makes an earlier version current again (as a new version), after the same checks as a forge. */

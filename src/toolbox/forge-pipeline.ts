@@ -18,10 +18,10 @@ import { checkSource } from "../forge/check-source.ts";
 import { checkParams } from "../forge/params-check.ts";
 import { renderTool } from "../forge/render.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
+import { controlCharacter } from "../policy/terminal-text.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
 import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
-import { controlCharacter } from "../policy/terminal-text.ts";
 import { nextVersion } from "./next-version.ts";
 
 export interface ForgeRequest {
@@ -50,7 +50,15 @@ export interface PipelineDeps {
 	/** The live version's tests, kept when a re-forge gives none. */
 	previousTests?: ToolTest[];
 	now?: () => Date;
+	/**
+	 * Check, preflight-load and test the candidate, then stop: nothing is staged or promoted, and the result is
+	 * DRY_RUN's error when every check passed (the run before the toolbox is locked, see candidate-runs.ts).
+	 */
+	dryRun?: boolean;
 }
+
+/** What a dry run ends with when the candidate passed everything it was put through. */
+export const DRY_RUN = new ForgeError("store", "A dry run: checked, loaded and tested, not promoted.");
 
 export interface PreviousVersion {
 	version: number;
@@ -140,32 +148,56 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 export async function promoteSource(
 	meta: ToolMeta,
 	source: string,
-	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal">,
+	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun">,
 ): Promise<Result<Forged>> {
 	const tool = meta.name;
-	const file = tsFileOf(tool);
-	const withTool = (error: ForgeError) => fail(error.with({ tool }));
+	if (deps.dryRun) {
+		const checked = await checkCandidate(meta, source, Promise.resolve(deps.store.tsPath(tool)), deps);
+		return checked.ok ? fail(DRY_RUN) : checked;
+	}
 	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.
 	const staging = deps.store.stage(tool, source, serializeMeta(meta));
 	staging.catch(() => undefined);
-	const checked = await checkSource(source, file);
-	const staged = await staging;
 	try {
-		if (!checked.ok) return withTool(checked.error);
-		const params = checkParams(checked.value.esm, meta.parameters, file, source);
-		if (!params.ok) return withTool(params.error);
-		const shape = await deps.preflight(staged.tsPath, checked.value.cjs.code, tool, file, checked.value.cjs.map);
-		// A runner that could not start says so on its own: the source would only invite a repair of code that is fine.
-		if (!shape.ok) return withTool(shape.error.phase === "runner" ? shape.error : shape.error.with({ source }));
-		if (meta.tests?.length && deps.runTests) {
-			const failure = testFailure(await deps.runTests(checked.value.cjs, meta, deps.signal), tool, source, file);
-			if (failure) return withTool(failure.with({ source }));
-		}
-		const promoted = await deps.store.promote(staged);
-		return ok({ ...promoted, meta, source, compiled: checked.value.cjs, previous: deps.previous });
+		const checked = await checkCandidate(
+			meta,
+			source,
+			staging.then((staged) => staged.tsPath),
+			deps,
+		);
+		if (!checked.ok) return checked;
+		const promoted = await deps.store.promote(await staging);
+		return ok({ ...promoted, meta, source, compiled: checked.value, previous: deps.previous });
 	} finally {
-		await deps.store.discard(staged);
+		await deps.store.discard(await staging);
 	}
+}
+
+/**
+ * The checks of a candidate, in order: transpile and imports, parameters against the code, the preflight load where
+ * tools run (from `tsPath`, once known), the tests. Returns the compiled code.
+ */
+async function checkCandidate(
+	meta: ToolMeta,
+	source: string,
+	tsPath: Promise<string>,
+	deps: Pick<PipelineDeps, "preflight" | "runTests" | "signal">,
+): Promise<Result<CompiledCode>> {
+	const tool = meta.name;
+	const file = tsFileOf(tool);
+	const withTool = (error: ForgeError) => fail(error.with({ tool }));
+	const checked = await checkSource(source, file);
+	if (!checked.ok) return withTool(checked.error);
+	const params = checkParams(checked.value.esm, meta.parameters, file, source);
+	if (!params.ok) return withTool(params.error);
+	const shape = await deps.preflight(await tsPath, checked.value.cjs.code, tool, file, checked.value.cjs.map);
+	// A runner that could not start says so on its own: the source would only invite a repair of code that is fine.
+	if (!shape.ok) return withTool(shape.error.phase === "runner" ? shape.error : shape.error.with({ source }));
+	if (meta.tests?.length && deps.runTests) {
+		const failure = testFailure(await deps.runTests(checked.value.cjs, meta, deps.signal), tool, source, file);
+		if (failure) return withTool(failure.with({ source }));
+	}
+	return ok(checked.value.cjs);
 }
 
 function validateDescription(description: unknown): Result<string> {

@@ -20,7 +20,13 @@ const NONE = { type: "object", properties: {} };
 function forge(name: string, logic: string, extra: Record<string, unknown> = {}) {
 	return {
 		name: "forge_tool",
-		args: { name, description: `The ${name} tool of the composition tests.`, parametersSchema: TEXT, logic, ...extra },
+		args: {
+			name,
+			description: `The ${name} tool of the composition tests.`,
+			parametersSchema: TEXT,
+			logic,
+			...extra,
+		},
 	};
 }
 const use = (name: string, args: Record<string, unknown>) => ({ name: "use_forge_tool", args: { name, args } });
@@ -43,7 +49,11 @@ describe("pi.useTool: a forged tool calls another forged tool", () => {
 		await start();
 		const run = await pi!.run("compose", [
 			[forge("word-count", WORD_COUNT, { tests: [{ args: { text: "a b c" }, equals: { words: 3 } }] })],
-			[forge("text-stats", TEXT_STATS, { tests: [{ args: { text: "one two\nthree" }, equals: { lines: 2, words: 3 } }] })],
+			[
+				forge("text-stats", TEXT_STATS, {
+					tests: [{ args: { text: "one two\nthree" }, equals: { lines: 2, words: 3 } }],
+				}),
+			],
 			[use("text-stats", { text: "a b\nc d e\nf" })],
 			{ text: "done" },
 		]);
@@ -57,7 +67,12 @@ describe("pi.useTool: a forged tool calls another forged tool", () => {
 	it("a callee's failure reaches the caller as an error it can catch, naming the callee", async () => {
 		await start();
 		const run = await pi!.run("compose", [
-			[forge("fragile", 'if (params.text === "boom") throw new Error("fragile broke on boom"); return params.text;')],
+			[
+				forge(
+					"fragile",
+					'if (params.text === "boom") throw new Error("fragile broke on boom"); return params.text;',
+				),
+			],
 			[
 				forge(
 					"careful",
@@ -105,10 +120,16 @@ describe("pi.useTool: a forged tool calls another forged tool", () => {
 		await start();
 		const steps = [];
 		for (let i = 1; i <= 10; i++) {
-			const logic = i === 10 ? "return params.text;" : `return await pi.useTool("hop-${i + 1}", { text: params.text });`;
+			const logic =
+				i === 10 ? "return params.text;" : `return await pi.useTool("hop-${i + 1}", { text: params.text });`;
 			steps.push([forge(`hop-${i}`, logic)]);
 		}
-		const run = await pi!.run("compose", [...steps, [use("hop-3", { text: "x" })], [use("hop-1", { text: "x" })], { text: "done" }]);
+		const run = await pi!.run("compose", [
+			...steps,
+			[use("hop-3", { text: "x" })],
+			[use("hop-1", { text: "x" })],
+			{ text: "done" },
+		]);
 		expect(run.toolEvents[10].isError, run.toolEvents[10].text).toBe(false); // 8 tools: hop-3 … hop-10
 		expect(run.toolEvents[10].text).toBe("x");
 		expect(run.toolEvents[11].isError).toBe(true);
@@ -147,6 +168,17 @@ describe("pi.useTool: pi's built-ins, under the caller's policy", () => {
 		expect(run.toolEvents[4].text).toContain("notes.txt");
 		expect(run.toolEvents[5].isError, run.toolEvents[5].text).toBe(false);
 		expect(run.toolEvents[5].text).toContain("notes.txt");
+	});
+
+	it("grep runs pi's grep (ripgrep) over what the caller may read", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[forge("todo-finder", 'return await pi.useTool("grep", { pattern: params.text, path: "." });')],
+			[use("todo-finder", { text: "TODO" })],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
+		expect(run.toolEvents[1].text).toContain("notes.txt:2: gamma TODO delta");
 	});
 
 	it("write and edit change project files; a protected location is refused under every policy", async () => {
@@ -197,11 +229,16 @@ describe("pi.useTool: pi's built-ins, under the caller's policy", () => {
 		await start();
 		const run = await pi!.run("compose", [
 			[forge("reader", 'return await pi.useTool("read", { path: params.text });')],
+			[forge("searcher", 'return await pi.useTool("grep", { pattern: "root", path: params.text });')],
 			[use("reader", { text: "/etc/shadow" })],
+			[use("searcher", { text: "/etc" })],
 			{ text: "done" },
 		]);
-		expect(run.toolEvents[1].isError).toBe(true);
-		expect(run.toolEvents[1].text).toMatch(/permission/i);
+		expect(run.toolEvents[2].isError).toBe(true);
+		expect(run.toolEvents[2].text).toMatch(/permission/i);
+		expect(run.toolEvents[3].isError).toBe(true);
+		expect(run.toolEvents[3].text).toMatch(/permission/i);
+		expect(run.toolEvents[3].text).not.toContain("root:x:0");
 	});
 });
 
@@ -233,7 +270,10 @@ describe("who calls whom", () => {
 
 	it("a forge with no tool of that name answers that the callee does not exist yet", async () => {
 		await start();
-		const run = await pi!.run("compose", [[forge("orphan", 'return await pi.useTool("ghost", {});', { parametersSchema: NONE })], { text: "done" }]);
+		const run = await pi!.run("compose", [
+			[forge("orphan", 'return await pi.useTool("ghost", {});', { parametersSchema: NONE })],
+			{ text: "done" },
+		]);
 		expect(run.toolEvents[0].isError, run.toolEvents[0].text).toBe(false);
 		expect(run.toolEvents[0].text).toContain("calls 'ghost', which is not a forged tool or one of pi's built-ins");
 	});
