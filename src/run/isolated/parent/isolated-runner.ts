@@ -11,8 +11,9 @@ import type { Runner, RunOutcome, RunRequest } from "../../runner.ts";
 import { type BrokerReply, type FromHost, type Limits, PREFLIGHT_BATCH, PREFLIGHT_WORKER } from "../protocol.ts";
 import { readWirePreflight, readWireResult } from "../wire.ts";
 import { Broker, type BrokerCall, CALL_OVER } from "./broker.ts";
+import { callRecord } from "./call-record.ts";
 import { CallTable, type PendingCall } from "./call-table.ts";
-import { readFromHost } from "./host-messages.ts";
+import { readFromHost, sendReply } from "./host-messages.ts";
 import type { HostProcess } from "./host-process.ts";
 import { HostSupervisor, STOP_GRACE_MS } from "./host-supervisor.ts";
 import type { SandboxStatus } from "./os-sandbox.ts";
@@ -147,17 +148,7 @@ export class IsolatedRunner implements Runner {
 			request.signal,
 			request.test,
 		);
-		this.gate.recordCall({
-			tool: tool.name,
-			hash: tool.hash,
-			durationMs: Math.round(performance.now() - started),
-			outcome: outcome.ok
-				? "ok"
-				: outcome.error.phase === "timeout" || outcome.error.phase === "aborted" || outcome.error.phase === "memory"
-					? outcome.error.phase
-					: "error",
-			...(outcome.ok ? {} : { detail: outcome.error.message }),
-		});
+		this.gate.recordCall(callRecord(tool, started, outcome));
 		return outcome as Result<RunOutcome>;
 	}
 
@@ -247,21 +238,12 @@ export class IsolatedRunner implements Runner {
 				: own?.tool === message.tool && own.hash === message.hash
 					? own
 					: undefined;
-		const reply = (reply: BrokerReply) => from.send({ type: "broker-reply", requestId: message.requestId, reply });
+		const reply = (reply: BrokerReply) => sendReply(from, message.requestId, reply);
 		if (!entry) {
 			reply({ ok: false, error: CALL_OVER });
 			return;
 		}
-		void this.broker.handle(message.request, this.brokerCall(entry, message.blocking === true)).then((answer) => {
-			try {
-				reply(answer);
-			} catch (error) {
-				reply({
-					ok: false,
-					error: { phase: "runtime", message: `The answer could not be sent back: ${(error as Error).message}` },
-				});
-			}
-		});
+		void this.broker.handle(message.request, this.brokerCall(entry, message.blocking === true)).then(reply);
 	}
 
 	/** A request outside any call belongs to a running call of its tool; a dialog stops the deadline only if `blocking`. */
