@@ -310,6 +310,34 @@ await asked; return "worked " + n;`,
 		expect(Date.now() - started).toBeLessThan(3000);
 	});
 
+	it("a tool that asks without waiting, and then only waits, is not charged for the person's time", async () => {
+		await forge(
+			box,
+			"awaiting",
+			`const text = await require("fs").promises.readFile("/etc/hostname", "utf8"); return text.length > 0 ? "read" : "empty";`,
+		);
+		const { host } = ui(() => new Promise((resolve) => setTimeout(() => resolve("Allow once"), 2200)));
+		expect(text(await box.toolbox.use("awaiting", {}, { host }))).toBe("read");
+	});
+
+	it("a tool that waits a while, then works while the dialog is still open, gets its deadline back", async () => {
+		await forge(
+			box,
+			"late-worker",
+			`const asked = require("fs").promises.readFile("/etc/hostname").catch(() => "denied");
+await new Promise((r) => setTimeout(r, 1000));
+const t0 = Date.now(); while (Date.now() - t0 < 6000) {}
+await asked; return "worked";`,
+		);
+		const { host } = ui(() => new Promise((resolve) => setTimeout(() => resolve("Deny"), 6000)));
+		const started = Date.now();
+		const result = await box.toolbox.use("late-worker", {}, { host });
+		expect(result.ok).toBe(false);
+		if (!result.ok) expect(result.error.phase).toBe("timeout");
+		// 1 s waiting (free) + 1.5 s of work at most, not the 6 s the dialog stayed open.
+		expect(Date.now() - started).toBeLessThan(4000);
+	});
+
 	it("a tool that waits on the answer (a synchronous request) is not charged for the person's time", async () => {
 		await forge(
 			box,

@@ -116,6 +116,8 @@ export const ToHostSchema = Type.Union([
 		limits: LimitsSchema,
 	}),
 	Type.Object({ type: Type.Literal("cancel"), callId: Id }),
+	/** A person is asked for the call without its worker waiting on the answer: say when the worker runs code. */
+	Type.Object({ type: Type.Literal("hold"), callId: Id, on: Type.Boolean() }),
 	Type.Object({ type: Type.Literal("stop"), tool: Type.String() }),
 	/** `batch`: a re-check of a file on disk, loaded by the host's batch pool within `timeoutMs` (host/preflight-pool.ts). */
 	Type.Intersect([
@@ -149,6 +151,8 @@ export const FromHostSchema = Type.Union([
 		blocking: Type.Optional(Type.Boolean()),
 	}),
 	Type.Object({ type: Type.Literal("notify"), callId: Id, message: Type.String(), level: Level }),
+	/** The worker of a held call ran code: its deadline runs again. */
+	Type.Object({ type: Type.Literal("busy"), callId: Id }),
 	Type.Object({ type: Type.Literal("console"), callId: Id, text: Type.String() }),
 	Type.Object({ type: Type.Literal("stopped"), tool: Type.String() }),
 	/** The host passed its memory limit: it asks to be ended (it restarts on the next call), with the calls it failed. */

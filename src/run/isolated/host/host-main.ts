@@ -5,6 +5,7 @@
 // A worker runs a tool's code, so whatever it posts is checked here before anything goes on to pi (see wire.ts).
 import type { ForgeErrorData } from "../../../contract/forge-error.ts";
 import { type FromHost, PREFLIGHT_BATCH, PREFLIGHT_WORKER, type ToHost } from "../protocol.ts";
+import { createActivityWatch } from "./activity-watch.ts";
 import { type HostOptions, send } from "./channel.ts";
 import { createPreflightWorkers } from "./preflight-workers.ts";
 import { createToolWorkers } from "./tool-workers.ts";
@@ -12,6 +13,7 @@ import { createToolWorkers } from "./tool-workers.ts";
 const options = JSON.parse(process.argv[2] ?? "{}") as HostOptions;
 const tools = createToolWorkers(options);
 const preflights = createPreflightWorkers(options);
+const activity = createActivityWatch(tools.workerOf, send);
 
 process.on("message", (message: ToHost) => {
 	switch (message.type) {
@@ -24,6 +26,9 @@ process.on("message", (message: ToHost) => {
 			break;
 		case "cancel":
 			tools.cancel(message);
+			break;
+		case "hold":
+			activity.hold(message.callId, message.on);
 			break;
 		case "stop":
 			void stop(message.tool);

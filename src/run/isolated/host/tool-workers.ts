@@ -239,6 +239,11 @@ export function createToolWorkers(options: HostOptions) {
 		call,
 		reply,
 		stop,
+		/** The worker running a call. */
+		workerOf(callId: number): Worker | undefined {
+			for (const entry of workers.values()) if (entry.calls.has(callId)) return entry.worker;
+			return undefined;
+		},
 		/** Passes a cancellation to the worker running the call. */
 		cancel(message: { type: "cancel"; callId: number }): void {
 			for (const entry of workers.values()) if (entry.calls.has(message.callId)) entry.worker.postMessage(message);

@@ -34,10 +34,12 @@ export interface PendingCall {
 }
 
 interface Entry extends PendingCall {
+	/** Set while the deadline runs. */
 	timer?: NodeJS.Timeout;
 	armedAt: number;
 	remaining: number;
-	pauses: number;
+	/** Dialogs open for the call: those its worker sleeps on (`blocking`), and those it may run code during. */
+	holds: { blocking: number; watched: number; busy: boolean };
 	onTimeout(): void;
 }
 
@@ -76,7 +78,7 @@ export class CallTable {
 				host: spec.host,
 				armedAt: 0,
 				remaining: spec.timeoutMs,
-				pauses: 0,
+				holds: { blocking: 0, watched: 0, busy: false },
 				children: new Set(),
 				process: spec.process,
 				printed: new ConsoleBuffer(),
@@ -145,22 +147,47 @@ export class CallTable {
 	}
 
 	/**
-	 * The deadline does not run while a person is asked for a grant and the call's worker sleeps on the answer; a
-	 * command of the call still running meanwhile would run on free time, so then it keeps running.
+	 * The deadline stops while a person is asked for a grant, as long as the tool's code cannot use the time: its worker
+	 * sleeps on the answer (`blocking`), or — watched by the host (hold/busy) — does nothing else meanwhile. A command
+	 * of the call running meanwhile keeps it running. Returns the function that ends this pause.
 	 */
-	pause(call: PendingCall): () => void {
+	pause(call: PendingCall, blocking: boolean): () => void {
 		const entry = this.entries.get(call.callId);
-		if (!entry || entry !== call || entry.children.size > 0) return () => undefined;
-		if (entry.pauses++ === 0) {
-			clearTimeout(entry.timer);
-			entry.remaining -= Date.now() - entry.armedAt;
-		}
+		if (!entry || entry !== call) return () => undefined;
+		const { holds } = entry;
+		if (blocking) holds.blocking++;
+		else if (holds.watched++ === 0) entry.process.send({ type: "hold", callId: entry.callId, on: true });
+		this.settle(entry);
 		let resumed = false;
 		return () => {
-			if (resumed) return;
+			if (resumed || this.entries.get(entry.callId) !== entry) return;
 			resumed = true;
-			if (--entry.pauses === 0 && this.entries.get(entry.callId) === entry) this.arm(entry);
+			if (blocking) holds.blocking--;
+			else if (--holds.watched === 0) {
+				holds.busy = false;
+				entry.process.send({ type: "hold", callId: entry.callId, on: false });
+			}
+			this.settle(entry);
 		};
+	}
+
+	/** The host saw the worker of a held call run code: its deadline runs for the rest of the dialog. */
+	busy(callId: number): void {
+		const entry = this.entries.get(callId);
+		if (!entry || entry.holds.watched === 0) return;
+		entry.holds.busy = true;
+		this.settle(entry);
+	}
+
+	/** Stops or restarts the deadline as the call's dialogs, worker and commands say. */
+	private settle(entry: Entry): void {
+		const { blocking, watched, busy } = entry.holds;
+		const stopped = entry.children.size === 0 && (blocking > 0 || (watched > 0 && !busy));
+		if (stopped && entry.timer) {
+			clearTimeout(entry.timer);
+			entry.timer = undefined;
+			entry.remaining -= Date.now() - entry.armedAt;
+		} else if (!stopped && !entry.timer) this.arm(entry);
 	}
 
 	private arm(entry: Entry): void {

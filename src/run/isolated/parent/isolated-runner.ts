@@ -219,6 +219,9 @@ export class IsolatedRunner implements Runner {
 			case "console":
 				this.calls.get(message.callId)?.printed.append(message.text);
 				return;
+			case "busy":
+				this.calls.busy(message.callId);
+				return;
 			case "broker":
 				this.relay(message, from);
 				return;
@@ -246,7 +249,7 @@ export class IsolatedRunner implements Runner {
 		void this.broker.handle(message.request, this.brokerCall(entry, message.blocking === true)).then(reply);
 	}
 
-	/** A request outside any call belongs to a running call of its tool; a dialog stops the deadline only if `blocking`. */
+	/** A request outside any call belongs to a running call of its tool (its deadline, its grants). */
 	private brokerCall(entry: PendingCall, blocking: boolean): BrokerCall {
 		const useTool = entry.host?.useTool?.bind(entry.host);
 		return {
@@ -254,7 +257,7 @@ export class IsolatedRunner implements Runner {
 			hash: entry.hash,
 			version: this.versions.get(entry.hash),
 			host: entry.host,
-			pause: () => (blocking ? this.calls.pause(entry) : () => undefined),
+			pause: () => this.calls.pause(entry, blocking),
 			children: entry.children,
 			alive: () => this.calls.isOpen(entry),
 			tempDir: toolTempDir(this.tempRoot, entry.tool),
