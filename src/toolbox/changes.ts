@@ -23,8 +23,8 @@ import type { Reconciler } from "./reconcile.ts";
 export class Changes {
 	/** Failed forges of a name in a row: after a few, the error suggests going back to what worked. */
 	private readonly failedForges = new Map<string, number>();
-	/** Where the last forge joins the write queue: forges join it in the order they were made. */
-	private turn: Promise<unknown> = Promise.resolve();
+	/** Per name, where the last forge of it joins the write queue: forges of a name join it in the order they were made. */
+	private readonly turns = new Map<string | undefined, Promise<unknown>>();
 
 	constructor(
 		private readonly box: ToolboxContext,
@@ -60,7 +60,7 @@ export class Changes {
 		const unlocked = box.runner.preflightReadsFile
 			? Promise.resolve()
 			: (async () => pipeline(name ? await this.previousVersion(name) : undefined, true))();
-		return this.inTurn(unlocked, () =>
+		return this.inTurn(name, unlocked, () =>
 			box.change(async () => {
 				// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
 				if (name && box.registry.get(name)) await this.reconciler.takeIn(name);
@@ -73,15 +73,20 @@ export class Changes {
 	}
 
 	/**
-	 * Joins the write queue once `first` (the unlocked run) has ended and every forge made before this one has joined
-	 * it: the lock is never held while a candidate's code runs, and forges still change the toolbox in call order.
+	 * Joins the write queue once `first` (the unlocked run) has ended and every forge of the same name made before this
+	 * one has joined it: the lock is never held while a candidate's code runs, and the forges of a name still change
+	 * the toolbox in call order (forges of other names do not wait for each other's tests).
 	 */
-	private inTurn<T>(first: Promise<unknown>, join: () => Promise<T>): Promise<T> {
-		const joined = this.turn.then(async () => {
+	private inTurn<T>(name: string | undefined, first: Promise<unknown>, join: () => Promise<T>): Promise<T> {
+		const joined = (this.turns.get(name) ?? Promise.resolve()).then(async () => {
 			await first.catch(() => undefined);
 			return { queued: join() };
 		});
-		this.turn = joined.catch(() => undefined);
+		const turn = joined.catch(() => undefined);
+		this.turns.set(name, turn);
+		void turn.then(() => {
+			if (this.turns.get(name) === turn) this.turns.delete(name);
+		});
 		return joined.then(({ queued }) => queued);
 	}
 

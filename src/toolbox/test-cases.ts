@@ -26,6 +26,7 @@ export function checkBoundMs(config: { timeoutMs: number }): number {
 export class TestCases {
 	/** The host a tool's tests run with, when the surface gives one (so tests may call other tools); else TEST_HOST. */
 	host: ((name: string) => RunHost) | undefined;
+	private runs = 0;
 
 	constructor(private readonly box: ToolboxContext) {}
 
@@ -33,9 +34,13 @@ export class TestCases {
 	readonly candidate: TestRunner = (code, meta, signal) =>
 		this.run(this.testCopy(meta.name, meta.hash, code), meta, signal);
 
-	/** The tool the tests of `name` run as: its own key, so the live tool's loaded module is untouched. */
+	/**
+	 * The tool the tests of `name` run as: a key of its own for each run, so the live tool's loaded module is untouched
+	 * and two candidates of one name tested at once (forges in a row run their tests unlocked) never share a worker.
+	 */
 	testCopy(name: string, hash: string, code: CompiledCode): RunnableTool {
-		return { name, key: `${name}@tests`, hash, file: tsFileOf(name), path: this.box.store.tsPath(name), code };
+		const key = `${name}@tests#${++this.runs}`;
+		return { name, key, hash, file: tsFileOf(name), path: this.box.store.tsPath(name), code };
 	}
 
 	/**
