@@ -21,8 +21,11 @@ export class ForgeSession {
 	current: OpenedToolbox | undefined;
 	readonly ui = new ForgeUi();
 	private watcher: { stop(): Promise<void> } | undefined;
-	/** Forged tools registered with pi under their own names, with the version registered. */
-	private readonly direct = new Map<string, number>();
+	/**
+	 * Forged tools registered with pi under their own names, with the hash of the version registered (a project tool
+	 * that starts hiding a user tool may have the same version number).
+	 */
+	private readonly direct = new Map<string, string>();
 	/** What pi offers from its next request on, and the healthy forged tools it leaves out. */
 	private offer: Offer = { active: [], left: [] };
 	/** Tools forged in this agent run and in the one before, each promised to the prompt after its run. */
@@ -219,10 +222,10 @@ export class ForgeSession {
 
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */
 	private registerDirect(entry: RegistryEntry | undefined): void {
-		if (entry?.status !== "ok" || this.direct.get(entry.name) === entry.version) return;
+		if (entry?.status !== "ok" || this.direct.get(entry.name) === entry.hash) return;
 		if (!this.direct.has(entry.name) && this.takenNames().has(entry.name)) return;
 		this.pi.registerTool(createDirectTool(entry, this, this.pi));
-		this.direct.set(entry.name, entry.version);
+		this.direct.set(entry.name, entry.hash);
 	}
 
 	/**

@@ -3,7 +3,7 @@
 // does not exist yet is made only by a change, a tool forged by another process is found at the next call, and one
 // runner serves both without namesakes sharing code.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -216,6 +216,22 @@ describe("promote and demote", () => {
 	});
 });
 
+describe("opening", () => {
+	it("a user toolbox that cannot be opened is reported, and the project's toolbox works without it", async () => {
+		const [cwd, agentDir] = [await temp("forge-ut-"), await temp("forge-ut-agent-")];
+		await mkdir(join(agentDir, "forge"), { recursive: true });
+		await writeFile(userDir(agentDir), "not a folder");
+		const opened = await openToolbox(readConfig(cwd, { PI_CODING_AGENT_DIR: agentDir }));
+		open.push(opened.toolboxes);
+		expect(opened.toolboxes.user).toBeUndefined();
+		expect(opened.problems.map((p) => p.message).join("\n")).toContain(
+			`The user toolbox (${userDir(agentDir)}) could not be opened`,
+		);
+		await forged(opened.toolboxes, "still-works", "return 'yes';");
+		expect(text(await opened.toolboxes.use("still-works", { text: "x" }, { host }))).toBe("yes");
+	}, 60_000);
+});
+
 describe("one runner for both toolboxes", () => {
 	it("runs a user tool and a project tool of the same name each with its own code (isolated runner)", async () => {
 		const [cwd, agentDir] = [await temp("forge-ut-"), await temp("forge-ut-agent-")];
@@ -275,6 +291,10 @@ describe("agent-forge with the user toolbox", () => {
 		]);
 		expect((await run(["show", "ours"], cwd, agentDir)).out).toContain("Scope: user");
 		expect((await run(["check"], cwd, agentDir)).out).toContain("✓ ours v1 [user toolbox]");
+		// Grants are the person's, per project: a user tool gets one like a project tool.
+		const granted = await run(["grant", "ours", "read:/etc/hostname"], cwd, agentDir);
+		expect(granted.code, granted.err).toBe(0);
+		expect(granted.out).toContain("Granted read:/etc/hostname to 'ours' v1");
 	});
 
 	it("promote refuses a name the user toolbox has unless --force, and --force is only for import, promote, demote", async () => {
