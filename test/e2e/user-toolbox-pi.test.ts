@@ -58,9 +58,16 @@ describe("the user toolbox", () => {
 
 		const second = await makeTempDir("forge-user-b");
 		pi = await startPi({ extensionPaths: [INDEX], cwd: second, agentDir });
-		const used = await pi.run("use", [[use("shout", "hey")], { text: "ok" }]);
+		const used = await pi.run("use", [
+			[use("shout", "hey")],
+			[{ name: "shout", args: { text: "by name" } }],
+			{ text: "ok" },
+		]);
 		expect(used.toolEvents[0].isError, used.toolEvents[0].text).toBe(false);
 		expect(used.toolEvents[0].text).toBe("HEY!");
+		// Offered by its own name in the other project too.
+		expect(used.toolEvents[1].isError, used.toolEvents[1].text).toBe(false);
+		expect(used.toolEvents[1].text).toBe("BY NAME!");
 	});
 
 	it("a pi process already running in another project sees a user tool forged meanwhile, at its next call", async () => {
