@@ -5,9 +5,11 @@
 import type { Result } from "../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import type { TestVerdict } from "../contract/tool-tests.ts";
+import { checkSource } from "../forge/check-source.ts";
 import type { TestRunner } from "./forge-pipeline.ts";
 
 export class CandidateRuns {
+	private readonly checks = new Map<string, ReturnType<typeof checkSource>>();
 	private readonly preflights = new Map<string, Promise<Result<ModuleShape>>>();
 	private readonly tests = new Map<string, Promise<TestVerdict[]>>();
 
@@ -19,6 +21,10 @@ export class CandidateRuns {
 	/** The runner's preflight, once per tool and compiled code (a runner whose preflight reads the file gets no run before the lock). */
 	readonly preflight: PreflightLoader = (path, code, tool, file, map) =>
 		remember(this.preflights, `${tool}\0${code}`, () => this.load(path, code, tool, file, map));
+
+	/** The source checks (transpile, imports), once per source. */
+	readonly check: typeof checkSource = (source, file) =>
+		remember(this.checks, `${file}\0${source}`, () => checkSource(source, file));
 
 	/** The candidate's tests, once per compiled code, tests and parameters. */
 	readonly runner: TestRunner = (code, meta, signal) =>

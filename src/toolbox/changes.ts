@@ -51,6 +51,7 @@ export class Changes {
 				previousTests: previous?.tests,
 				preflight: runs.preflight,
 				runTests: runs.runner,
+				check: runs.check,
 				signal: options.signal,
 				now: box.now,
 				dryRun,

@@ -55,6 +55,8 @@ export interface PipelineDeps {
 	 * DRY_RUN's error when every check passed (the run before the toolbox is locked, see candidate-runs.ts).
 	 */
 	dryRun?: boolean;
+	/** The source checks (transpile, imports); default checkSource. A change that runs twice passes a remembering one. */
+	check?: typeof checkSource;
 }
 
 /** What a dry run ends with when the candidate passed everything it was put through. */
@@ -148,7 +150,7 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 export async function promoteSource(
 	meta: ToolMeta,
 	source: string,
-	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun">,
+	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun" | "check">,
 ): Promise<Result<Forged>> {
 	const tool = meta.name;
 	if (deps.dryRun) {
@@ -181,12 +183,12 @@ async function checkCandidate(
 	meta: ToolMeta,
 	source: string,
 	tsPath: Promise<string>,
-	deps: Pick<PipelineDeps, "preflight" | "runTests" | "signal">,
+	deps: Pick<PipelineDeps, "preflight" | "runTests" | "signal" | "check">,
 ): Promise<Result<CompiledCode>> {
 	const tool = meta.name;
 	const file = tsFileOf(tool);
 	const withTool = (error: ForgeError) => fail(error.with({ tool }));
-	const checked = await checkSource(source, file);
+	const checked = await (deps.check ?? checkSource)(source, file);
 	if (!checked.ok) return withTool(checked.error);
 	const params = checkParams(checked.value.esm, meta.parameters, file, source);
 	if (!params.ok) return withTool(params.error);
