@@ -34,9 +34,15 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 	);
 	if (capability.cwd) lines.push(`  in: ${show(capability.cwd, MAX_SHOWN.path)}`);
 	lines.push(...environmentLines(capability.env ?? [], (text) => show(text, MAX_SHOWN.value)));
+	// A program (or the files a line names) that a tool can rewrite is allowed as it is now: changed, it asks again.
+	const asNow = capability.content
+		? capability.shell
+			? " and the project files it names as they are now"
+			: " as it is now"
+		: "";
 	const scope = capability.shell
-		? "exactly this shell line"
-		: `${show(capability.program, MAX_SHOWN.path)} with any arguments`;
+		? `exactly this shell line${asNow}`
+		: `${show(capability.program, MAX_SHOWN.path)}${asNow} with any arguments`;
 	// The body is what may be cut; what "Always" means is always shown.
 	return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\n"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`;
 }

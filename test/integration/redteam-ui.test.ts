@@ -94,6 +94,54 @@ return first + " / " + second;`,
 		expect(allow[0]).toMatch(/^exec:.*\/scripts\/build\.sh content#[0-9a-f]{64}$/);
 	});
 
+	it("the dialog says the grant is of the program as it is now; the refusal's grant command grants exactly that", async () => {
+		script("granted.sh", "echo granted-run");
+		await forge(
+			box,
+			"granted-runner",
+			`return require("child_process").execFileSync(require("path").join(process.cwd(), "scripts/granted.sh"), [], { encoding: "utf8" }).trim();`,
+		);
+		const { host, titles } = ui("Deny");
+		await box.toolbox.use("granted-runner", {}, { host });
+		expect(titles[0]).toMatch(/"Always" allows .*\/scripts\/granted\.sh as it is now with any arguments/);
+		const refused = await box.toolbox.use("granted-runner", {}, { host: noUI });
+		expect(refused.ok).toBe(false);
+		if (refused.ok) return;
+		const command = refused.error.details.grants?.[0] ?? "";
+		expect(command).toMatch(
+			/^agent-forge grant granted-runner 'exec:.*\/scripts\/granted\.sh content#[0-9a-f]{64}'$/,
+		);
+		const key = command.slice(command.indexOf("'") + 1, -1);
+		const out: string[] = [];
+		const env = { PI_FORGE_TIMEOUT_MS: "4000", PI_CODING_AGENT_DIR: join(box.grants.file, "..", "..") };
+		const code = await main(
+			["grant", "granted-runner", key, "--cwd", box.cwd],
+			{ out: (l) => void out.push(l), err: (l) => void out.push(l) },
+			env,
+		);
+		expect(code, out.join("\n")).toBe(0);
+		expect(text(await box.toolbox.use("granted-runner", {}, { host: noUI }))).toBe("granted-run");
+		// Rewritten by hand or by a tool: the grant no longer covers it.
+		script("granted.sh", "echo other-content");
+		expect((await box.toolbox.use("granted-runner", {}, { host: noUI })).ok).toBe(false);
+	});
+
+	it("a program changed while the person decides is not run: what runs is what was approved", async () => {
+		const path = script("swapped.sh", "echo approved-content");
+		await forge(
+			box,
+			"swapper",
+			`try { return require("child_process").execFileSync(require("path").join(process.cwd(), "scripts/swapped.sh"), [], { encoding: "utf8" }).trim(); } catch (e) { return "failed: " + e.message; }`,
+		);
+		const { host } = ui(() => {
+			writeFileSync(path, "#!/bin/sh\necho SWAPPED-DURING-DIALOG\n");
+			return "Allow once";
+		});
+		const out = text(await box.toolbox.use("swapper", {}, { host }));
+		expect(out).not.toContain("SWAPPED-DURING-DIALOG");
+		expect(out).toContain("changed after it was approved");
+	});
+
 	it("the same content keeps its grant: no second dialog", async () => {
 		script("same.sh", "echo same");
 		await forge(
@@ -123,6 +171,28 @@ return first + " / " + second;`,
 		const { host, titles } = ui((_title, index) => (index === 0 ? ALWAYS : "Deny"));
 		expect(text(await box.toolbox.use("liner", {}, { host }))).toBe("line-v1 / refused");
 		expect(titles).toHaveLength(2);
+	});
+
+	it("a data file a shell line names does not bind the grant; a script handed to sh does", async () => {
+		writeFileSync(join(box.cwd, "notes.txt"), "one\n");
+		writeFileSync(join(box.cwd, "scripts", "plain.sh"), "echo plain-v1\n"); // not executable: run by sh
+		await forge(
+			box,
+			"counter",
+			`const cp = require("child_process"); const fs = require("fs"); const path = require("path");
+const a = cp.execSync("wc -l notes.txt", { encoding: "utf8" }).trim();
+fs.writeFileSync(path.join(process.cwd(), "notes.txt"), "one\\ntwo\\n");
+const b = cp.execSync("wc -l notes.txt", { encoding: "utf8" }).trim();
+const c = cp.execSync("sh scripts/plain.sh", { encoding: "utf8" }).trim();
+fs.writeFileSync(path.join(process.cwd(), "scripts/plain.sh"), "echo plain-v2\\n");
+let d; try { d = cp.execSync("sh scripts/plain.sh", { encoding: "utf8" }).trim(); } catch { d = "refused"; }
+return [a, b, c, d].join(" / ");`,
+		);
+		const { host, titles } = ui((_title, index) => (index < 2 ? ALWAYS : "Deny"));
+		expect(text(await box.toolbox.use("counter", {}, { host }))).toBe(
+			"1 notes.txt / 2 notes.txt / plain-v1 / refused",
+		);
+		expect(titles).toHaveLength(3);
 	});
 
 	it("a program outside the project is granted by its path alone, as before", async () => {

@@ -99,7 +99,9 @@ export class Broker {
 					};
 				// A program a tool can write runs with the content that was approved, or not at all (exec-command.ts).
 				request = { ...request, file: exec.program, programDigest: exec.content } as ExecRequest;
-			}
+			} else if (request.kind === "exec")
+				// A shell line runs with the project files it names as they were approved (exec-command.ts).
+				request = { ...request, programDigest: exec?.content } as ExecRequest;
 			const pinned = capabilities.find((c) => "path" in c && isPisOwn(c.path));
 			if (pinned && "path" in pinned) {
 				return {

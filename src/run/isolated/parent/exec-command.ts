@@ -1,12 +1,11 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
 // its time bounded, its whole process group killed when the call ends.
 import { type ChildProcess, spawn } from "node:child_process";
-import { realpath } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
 import { commandSandbox } from "./command-sandbox.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
-import { programContent } from "./program-content.ts";
+import { approvedFiles } from "./program-content.ts";
 
 /** A command as the broker hands it over: `programDigest`, the content of the program that was approved. */
 export type ApprovedExec = ExecRequest & { programDigest?: string };
@@ -39,14 +38,14 @@ export interface CommandSetting {
 export async function runCommand(request: ApprovedExec, setting: CommandSetting): Promise<ExecResult> {
 	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
 	const { sandbox } = setting;
-	// The program as it was approved: its content now must be what was hashed, and in the sandbox exactly those bytes
-	// are bound read-only over its path, so a rewrite after this check runs nothing.
-	const approved = request.shell ? undefined : request.programDigest;
-	const file = approved ? await realpath(request.file).catch(() => request.file) : request.file;
-	const program = approved ? await programContent(file, setting.writable) : undefined;
-	if (approved && program?.digest !== approved)
-		return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
-	const pinned = program && program.bytes.length > 0 && sandbox.kind === "bubblewrap" ? program : undefined;
+	// The program (or the files a shell line names) as approved: their content now must be what was hashed, and in the
+	// sandbox exactly those bytes are bound read-only over their paths, so a rewrite after this check runs nothing.
+	const cwd = request.cwd ?? setting.cwd;
+	const approved = request.programDigest
+		? await approvedFiles({ ...request, cwd }, request.programDigest, setting.writable)
+		: [];
+	if (!approved) return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
+	const pinned = sandbox.kind === "bubblewrap" ? approved.filter((file) => file.bytes.length > 0) : [];
 	const view =
 		sandbox.kind === "bubblewrap"
 			? commandSandbox({
@@ -55,32 +54,32 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					unreadable: setting.unreadable ?? [],
 					network: setting.network,
 					path: request.env?.PATH ?? setting.env.PATH,
-					cwd: request.cwd ?? setting.cwd,
-					...(request.shell ? {} : { program: file }),
+					cwd,
+					...(request.shell ? {} : { program: request.file }),
 				})
 			: undefined;
 	const shellLine = [request.file, ...request.args].join(" ");
 	const { command, args } = view
 		? sandboxed(
 				sandbox,
-				{ ...view.spec, ...(pinned ? { pinned: { path: file, fd: PINNED_FD } } : {}) },
+				{ ...view.spec, pinned: pinned.map((file, i) => ({ path: file.path, fd: FIRST_PINNED_FD + i })) },
 				request.shell ? "/bin/sh" : request.file,
 				request.shell ? ["-c", shellLine] : request.args,
 			)
 		: { command: request.file, args: request.args };
 	return new Promise((resolve) => {
 		const child = spawn(command, args, {
-			cwd: request.cwd ?? setting.cwd,
+			cwd,
 			env: { ...setting.env, ...request.env },
 			shell: sandbox.kind === "bubblewrap" ? false : request.shell,
 			detached: true,
-			stdio: pinned ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+			stdio: ["pipe", "pipe", "pipe", ...pinned.map(() => "pipe" as const)],
 		});
-		if (pinned) {
-			const bytes = child.stdio[PINNED_FD] as Writable;
+		pinned.forEach((file, i) => {
+			const bytes = child.stdio[FIRST_PINNED_FD + i] as Writable;
 			bytes.on("error", () => undefined);
-			bytes.end(pinned.bytes);
-		}
+			bytes.end(file.bytes);
+		});
 		setting.children.add(child);
 		let stdout = "";
 		let stderr = "";
@@ -123,8 +122,8 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 	});
 }
 
-/** The descriptor bubblewrap reads the approved program's bytes from. */
-const PINNED_FD = 3;
+/** The first descriptor bubblewrap reads an approved file's bytes from (one per file). */
+const FIRST_PINNED_FD = 3;
 
 const changedProgram = (file: string) =>
 	`${file} changed after it was approved (its content is not what was granted); it was not run. Run it again to be asked about what it holds now.`;

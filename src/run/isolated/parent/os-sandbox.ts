@@ -20,8 +20,8 @@ export interface SandboxSpec {
 	hidden?: string[];
 	/** …except these paths inside them, bound back read-only (the project, the runner's code, Node itself). */
 	visible?: string[];
-	/** A command's program as it was approved: its bytes, read by bubblewrap from `fd`, bound read-only over `path`. */
-	pinned?: { path: string; fd: number };
+	/** A command's program (or a shell line's files) as approved: bytes read by bubblewrap from `fd`, bound over `path`. */
+	pinned?: { path: string; fd: number }[];
 	/** Protected paths that do not exist: an empty read-only folder is put there (made in the real folder). */
 	placeholders?: string[];
 	/** Folders shown read-only with only `keep` of their entries (the rest, files no tool may read, are not there). */
@@ -72,7 +72,7 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 		for (const path of keep) args.push("--ro-bind-try", path, path);
 		args.push("--remount-ro", dir);
 	}
-	if (spec.pinned) args.push("--perms", "0555", "--ro-bind-data", String(spec.pinned.fd), spec.pinned.path);
+	for (const { path, fd } of spec.pinned ?? []) args.push("--perms", "0555", "--ro-bind-data", String(fd), path);
 	if (!spec.network) args.push("--unshare-net");
 	// Its own pid namespace (no signals to pi or anything else), a new session (no typing into pi's terminal), and
 	// gone with pi.

@@ -2,12 +2,39 @@
 // temp dir) is named by its content as well as its path: a grant of `build.sh` is a grant of what build.sh held
 // then, and a tool that rewrites it is asked again. A shell line is bound to the files its words name there.
 import { createHash, randomUUID } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { basename, resolve } from "node:path";
 import { isInside } from "./paths.ts";
 
 /** The most bytes of a program read to name it: a bigger one gets a name of its own at each check (asked each time). */
 const MAX_HASHED_BYTES = 256 * 1024 * 1024;
+
+/** Words before a script that run it: `sh build.sh`, `node tools/x.js`, `. ./env.sh`. */
+const INTERPRETERS: ReadonlySet<string> = new Set([
+	"sh",
+	"bash",
+	"dash",
+	"zsh",
+	"ksh",
+	"node",
+	"python",
+	"python3",
+	"perl",
+	"ruby",
+	"php",
+	"tsx",
+	"source",
+	".",
+]);
+
+function isExecutable(path: string): boolean {
+	try {
+		return (statSync(path).mode & 0o111) !== 0;
+	} catch {
+		return false;
+	}
+}
 
 /** sha256 (hex) of `bytes`. */
 export function contentDigest(bytes: Uint8Array): string {
@@ -32,7 +59,7 @@ export async function programContent(
 }
 
 /**
- * One digest of the files a shell line's words name inside `roots` (`./scripts/build.sh`, `sh build.sh`), in order;
+ * One digest of the programs a shell line's words name inside `roots` (`./scripts/build.sh`, `sh build.sh`), in order;
  * undefined when it names none. A file the line reaches another way (a Makefile, a script's own `source`) is not seen.
  */
 export async function shellFilesDigest(
@@ -41,14 +68,48 @@ export async function shellFilesDigest(
 	roots: readonly string[],
 	realpath: (path: string) => Promise<string>,
 ): Promise<string | undefined> {
+	return (await shellFiles(line, cwd, roots, realpath))?.digest;
+}
+
+/** The files a shell line's words name inside `roots`, with their bytes, and their one digest (see shellFilesDigest). */
+export async function shellFiles(
+	line: string,
+	cwd: string,
+	roots: readonly string[],
+	realpath: (path: string) => Promise<string>,
+): Promise<{ digest: string; files: { path: string; bytes: Buffer }[] } | undefined> {
 	const hash = createHash("sha256");
-	let named = 0;
-	for (const word of new Set(line.split(/[\s;&|()<>`'"]+/).filter((w) => w && !w.startsWith("-")))) {
+	const files: { path: string; bytes: Buffer }[] = [];
+	const words = line.split(/[\s;&|()<>`'"]+/).filter(Boolean);
+	for (const [index, word] of words.entries()) {
+		if (word.startsWith("-")) continue;
 		const real = await realpath(resolve(cwd, word)).catch(() => undefined);
-		const content = real ? await programContent(real, roots) : undefined;
-		if (!content) continue;
+		// What runs: an executable file, or a script handed to an interpreter (data files a line names stay unbound).
+		if (!real || !(isExecutable(real) || INTERPRETERS.has(basename(words[index - 1] ?? "")))) continue;
+		const content = await programContent(real, roots);
+		if (!content || files.some((file) => file.path === real)) continue;
 		hash.update(`${real}\0${content.digest}\0`);
-		named++;
+		files.push({ path: real, bytes: content.bytes });
 	}
-	return named ? hash.digest("hex") : undefined;
+	return files.length ? { digest: hash.digest("hex"), files } : undefined;
+}
+
+/**
+ * What a command must run with, checked against `digest` (what was approved): the program, or the files a shell line
+ * names, with their bytes now; undefined when they changed since (the command is not run).
+ */
+export async function approvedFiles(
+	command: { file: string; args: string[]; shell: boolean; cwd: string },
+	digest: string,
+	roots: readonly string[],
+): Promise<{ path: string; bytes: Buffer }[] | undefined> {
+	const real = (path: string) => realpath(path).catch(() => path);
+	if (command.shell) {
+		const line = [command.file, ...command.args].join(" ");
+		const named = await shellFiles(line, await real(command.cwd), roots, realpath);
+		return named?.digest === digest ? named.files : undefined;
+	}
+	const path = await real(command.file);
+	const program = await programContent(path, roots);
+	return program?.digest === digest ? [{ path, bytes: program.bytes }] : undefined;
 }
