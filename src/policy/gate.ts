@@ -18,7 +18,7 @@ import { capabilityKey, describeCapability, digestKey } from "./capability.ts";
 import { type Decision, decide, grantCommands, REASONS, refusalHint } from "./decide.ts";
 import { commandTooLong, permissionTitle } from "./display.ts";
 import type { GrantsStore } from "./grants-store.ts";
-import { INSTRUCTION_FILES, protectedLocations } from "./protected.ts";
+import { INSTRUCTION_FILES, nestedPathsAt, protectedLocations } from "./protected.ts";
 
 export interface PolicyGateOptions {
 	config: ForgeConfig;
@@ -212,6 +212,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			...new Set([
 				...instructionFilesIn(projectDir),
 				...CANONICAL_INSTRUCTION_FILES.map((name) => join(projectDir, name)),
+				...nestedPathsAt(projectDir),
 			]),
 		],
 		runsInline: async (tool, hash) => {

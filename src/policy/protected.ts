@@ -141,6 +141,15 @@ const NESTED: ReadonlyArray<[string[], string]> = [
 	[["node_modules", ".bin"], "node_modules/.bin (run by npm scripts)"],
 ];
 
+/**
+ * The nested names as paths at the top of a folder (`.mcp.json`, `.vscode/tasks.json`), for a granted command's OS
+ * sandbox (bound read-only, or held where absent). `node_modules/.bin` is left out there: a command that installs
+ * packages writes it, and could write any package's code beside it anyway.
+ */
+export function nestedPathsAt(dir: string): string[] {
+	return NESTED.filter(([names]) => names[0] !== "node_modules").map(([names]) => join(dir, ...names));
+}
+
 /** What a nested protected name in `parts` is, if any part sequence matches one. */
 function nestedTarget(parts: string[]): string | undefined {
 	const lower = parts.map((part) => part.toLowerCase());

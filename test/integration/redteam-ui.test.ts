@@ -559,6 +559,18 @@ return out.join(",");`,
 		expect(text(await box.toolbox.use("mkclaude", {}, { host: noUI }))).toBe(
 			"refused,refused,refused,refused,refused,made",
 		);
+		await forge(
+			box,
+			"mkagents",
+			`const cp = require("child_process"); const out = [];
+for (const line of ["echo '{}' > .mcp.json", "mkdir -p .gemini && echo x > .gemini/settings.json", "echo 'echo hi' > .envrc", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json"]) {
+  try { cp.execSync(line, { stdio: "pipe" }); out.push("made"); } catch { out.push("refused"); }
+}
+return out.join(",");`,
+		);
+		expect(text(await box.toolbox.use("mkagents", {}, { host: noUI }))).toBe("refused,refused,refused,refused");
+		for (const name of [".mcp.json", ".gemini", ".envrc", ".vscode/tasks.json"])
+			expect(existsSync(join(box.cwd, name)), name).toBe(false);
 		for (const name of [".claude", "AGENTS.md", "CLAUDE.md", ".git", ".husky"])
 			expect(existsSync(join(box.cwd, name)), name).toBe(false);
 		expect(readFileSync(join(box.cwd, "fine.txt"), "utf8")).toBe("ok\n");

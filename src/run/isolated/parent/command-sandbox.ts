@@ -2,8 +2,9 @@
 // hidden (but for what the command runs from), the toolbox's health file and audit log hidden, and a protected
 // location that does not exist yet held by an empty read-only folder, so the command cannot create it (`.git`,
 // `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
-// removed when the last command that holds them ends.
-import { lstatSync, readdirSync, rmdirSync } from "node:fs";
+// removed when the last command that holds them ends; one whose folder is absent too (`.vscode/tasks.json`) cannot be
+// held, and is removed after the command if it made it.
+import { lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, delimiter, dirname, join } from "node:path";
 import type { SandboxSpec } from "./os-sandbox.ts";
@@ -29,20 +30,24 @@ export interface CommandView {
 const placeholders = new Map<string, number>();
 
 /**
- * The sandbox for one command, and `release` to call when it has ended (removes placeholders no command holds any
- * more, if still empty).
+ * The sandbox for one command, and `release` to call when it has ended: it removes placeholders no command holds any
+ * more (if still empty) and the protected paths no placeholder could hold (their folder was absent too) that the
+ * command made, and says which those were.
  */
-export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): void } {
+export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): string[] } {
 	const home = homedir();
 	const hideHome = !!home && home !== "/" && !view.writable.some((root) => isInside(home, root));
 	const visible = hideHome ? [...new Set(visibleInHome(view, home))] : [];
 	const absent: string[] = [];
 	const present: string[] = [];
+	/** Absent with their folder absent too (`.vscode/tasks.json` without `.vscode`): checked, and undone, afterwards. */
+	const unheld: string[] = [];
 	const shown = [...view.writable, ...visible];
 	for (const path of view.readOnly) {
 		// Out of sight already: binding it read-only would bring it back into the hidden home (pi's keys, the grants).
 		if (hideHome && isInside(path, home) && !shown.some((root) => isInside(path, root))) continue;
 		if (placeholders.has(path) || (!exists(path) && exists(dirname(path)))) absent.push(path);
+		else if (!exists(path) && view.writable.some((root) => isInside(path, root))) unheld.push(path);
 		else present.push(path);
 	}
 	const held = absent.filter((path) => view.writable.some((root) => isInside(path, root)));
@@ -59,8 +64,11 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 	return {
 		spec,
 		release: () => {
-			if (released) return;
+			if (released) return [];
 			released = true;
+			// What no placeholder could hold and the command made anyway is removed (it ran with nothing of it there).
+			const undone = unheld.filter(exists);
+			for (const path of undone) rmSync(path, { recursive: true, force: true });
 			for (const path of held) {
 				const count = (placeholders.get(path) ?? 1) - 1;
 				if (count > 0) {
@@ -74,6 +82,7 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 					// not empty, or gone
 				}
 			}
+			return undone;
 		},
 	};
 }

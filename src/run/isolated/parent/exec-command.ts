@@ -115,7 +115,8 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		});
 		child.on("close", (status, signal) => {
 			clearTimeout(timer);
-			view?.release();
+			const undone = view?.release() ?? [];
+			if (undone.length) error ??= madeProtected(undone);
 			setting.children.delete(child);
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});
@@ -127,6 +128,9 @@ const FIRST_PINNED_FD = 3;
 
 const changedProgram = (file: string) =>
 	`${file} changed after it was approved (its content is not what was granted); it was not run. Run it again to be asked about what it holds now.`;
+
+const madeProtected = (paths: string[]) =>
+	`the command made ${paths.join(", ")}, which no forged tool may write (pi, git or another agent runs or obeys it); removed.`;
 
 /** SIGKILL to a command's whole process group (what it started goes with it). */
 export function killGroup(child: ChildProcess): void {
