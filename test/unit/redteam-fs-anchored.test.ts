@@ -112,6 +112,22 @@ describe.runIf(process.platform === "linux")("anchored operations", () => {
 		await expect(anchoredFs("readdir", [join(dir, "target")], [])).resolves.toEqual([]);
 	});
 
+	it("list a tree without descending into a link (recursive readdir)", async () => {
+		mkdirSync(join(dir, "tree", "sub"), { recursive: true });
+		writeFileSync(join(dir, "tree", "sub", "f.txt"), "f");
+		symlinkSync("/etc", join(dir, "tree", "etc"));
+		const names = (await anchoredFs("readdir", [join(dir, "tree"), { recursive: true }], [])) as string[];
+		expect([...names].sort()).toEqual(["etc", "sub", "sub/f.txt"]);
+		const typed = (await anchoredFs(
+			"readdir",
+			[join(dir, "tree"), { recursive: true, withFileTypes: true }],
+			[],
+		)) as {
+			name: string;
+		}[];
+		expect(typed.map((entry) => entry.name).sort()).toEqual(["etc", "f.txt", "sub"]);
+	});
+
 	it("say the real paths in errors, not /proc ones", async () => {
 		await expect(anchoredFs("readFile", [join(dir, "missing.txt")], [])).rejects.toThrow(
 			new RegExp(`ENOENT.*${join(dir, "missing.txt")}`),
