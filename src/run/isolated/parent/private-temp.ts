@@ -14,11 +14,15 @@ export function makeTempRoot(osTempDir: string): string {
 	return real(mkdtempSync(join(osTempDir, "agent-forge-")));
 }
 
-/** Makes the tool's folder (owner only), before a call of it runs. */
+/** Makes the tool's folder (owner only), before a call of it runs; one that cannot be made fails the tool's writes there. */
 export function ensureToolTempDir(root: string, tool: string): string {
 	const dir = toolTempDir(root, tool);
-	mkdirSync(root, { recursive: true, mode: 0o700 });
-	mkdirSync(dir, { recursive: true, mode: 0o700 });
+	try {
+		mkdirSync(root, { recursive: true, mode: 0o700 });
+		mkdirSync(dir, { recursive: true, mode: 0o700 });
+	} catch {
+		// A full disk or a root removed from under pi: the call still runs.
+	}
 	return dir;
 }
 
