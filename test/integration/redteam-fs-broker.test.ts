@@ -256,7 +256,7 @@ return out.join(",");`,
 			permissive,
 			"environ",
 			`const fs = require("fs"); const out = [];
-for (const p of ["/proc/self/environ", "/proc/self/cmdline", "/proc/thread-self/environ", "/proc/self/task"])
+for (const p of ["/proc/self/environ", "/proc/self/cmdline", "/proc/thread-self/environ", "/proc/self/task", "/proc/1/environ", "/proc/" + ${process.pid} + "/task/" + ${process.pid} + "/environ"])
   try { const t = await fs.promises.readFile(p, "utf8"); out.push(t.includes("PATH=") ? "LEAK" : "read"); } catch (e) { out.push(e.code); }
 try { await fs.promises.writeFile("/proc/self/comm", "x"); out.push("wrote"); } catch (e) { out.push(e.code); }
 return out.join(",");`,
@@ -264,6 +264,7 @@ return out.join(",");`,
 		const result = await run(permissive, "environ");
 		expect(result).not.toMatch(/LEAK|wrote/);
 		expect(result.split(",")[0]).toBe("EACCES");
+		expect(result.split(",").slice(4, 6)).toEqual(["EACCES", "EACCES"]);
 		await canarySings(permissive);
 	}, 30_000);
 

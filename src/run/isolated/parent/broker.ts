@@ -269,10 +269,18 @@ export function isUnreadable(path: string, unreadable: readonly string[]): boole
 	return unreadable.some((file) => path === file || path.startsWith(`${file}.`));
 }
 
-/** pi's own process under /proc (`/proc/self` resolves to it): its environment and memory are pi's. */
+/** pi's own process under /proc (`/proc/self` resolves to it), and any process's environment and memory. */
 function isPisOwn(path: string): boolean {
-	return isInside(path, `/proc/${process.pid}`) || isInside(path, "/proc/self") || isInside(path, "/proc/thread-self");
+	return (
+		isInside(path, `/proc/${process.pid}`) ||
+		isInside(path, "/proc/self") ||
+		isInside(path, "/proc/thread-self") ||
+		PROCESS_SECRETS.test(path)
+	);
 }
+
+/** Any process's environment and memory (pi's commands inherit its keys): read as pi's own. */
+const PROCESS_SECRETS = /^\/proc\/\d+(\/task\/\d+)?\/(environ|mem|auxv)$/;
 
 function fromError(error: unknown): ForgeErrorData {
 	const code = (error as NodeJS.ErrnoException)?.code;
