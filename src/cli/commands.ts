@@ -185,9 +185,14 @@ export const RUN: Record<CommandName, Command> = {
 	},
 
 	remove: async ({ args: [name] }, { toolboxes: toolbox }, io) => {
+		const callers = toolbox.callersOf(name);
 		const result = await toolbox.remove(name);
 		if (!result.ok) return fail(io, formatForPerson(result.error));
 		io.out(`Removed '${name}' (history kept: agent-forge rollback ${name} v${result.value.version} restores it).`);
+		if (callers.length)
+			io.out(
+				`'${name}' is called by ${callers.join(", ")} (through pi.useTool): their calls of it fail until it is back.`,
+			);
 		return 0;
 	},
 

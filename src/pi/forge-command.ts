@@ -100,8 +100,10 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 				);
 			if (ctx.hasUI && !(await ctx.ui.confirm("Remove forged tool", `Remove '${name}'? Its history is kept.`)))
 				return "Kept.";
+			const callers = toolbox.callersOf(name);
 			const result = await toolbox.remove(name);
-			return result.ok ? `Removed '${name}'. It is no longer offered to the model.` : formatForPerson(result.error);
+			if (!result.ok) return formatForPerson(result.error);
+			return [`Removed '${name}'. It is no longer offered to the model.`, ...callersNote(name, callers)].join("\n");
 		},
 	},
 	test: {
@@ -187,6 +189,14 @@ function helpText(): string {
 		"Agent Forge — /forge commands:",
 		...Object.values(SUBCOMMANDS).map((s) => `  ${s.usage.padEnd(34)} ${s.summary}`),
 	].join("\n");
+}
+
+/** What removing a tool others call does to them (it is said after the removal, by /forge and agent-forge). */
+export function callersNote(name: string, callers: readonly string[]): string[] {
+	if (callers.length === 0) return [];
+	return [
+		`'${name}' is called by ${callers.join(", ")} (through pi.useTool): their calls of it fail until it is back (/forge rollback ${name}).`,
+	];
 }
 
 function unknownTool(name: string | undefined, known: string[]): string {

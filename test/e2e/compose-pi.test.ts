@@ -1,12 +1,14 @@
 // Tools that build on tools, through the real pi: inside `execute`, `pi.useTool(name, args)` calls another forged tool
 // (its returned value, after a JSON round trip) or one of pi's built-ins (their text), isolated and under the policy,
 // bounded in depth, within the caller's deadline; list_forge and removal say who calls whom.
+import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
+const BIN = resolve(import.meta.dirname, "../../bin/agent-forge.mjs");
 let pi: PiHarness | undefined;
 
 afterEach(async () => {
@@ -266,6 +268,22 @@ describe("who calls whom", () => {
 		]);
 		expect(run.toolEvents[2].isError, run.toolEvents[2].text).toBe(false);
 		expect(run.toolEvents[2].text).toContain("'word-count' is called by text-stats");
+	});
+
+	it("agent-forge remove of a tool others call says who calls it", async () => {
+		const { cwd } = await start();
+		await pi!.run("compose", [
+			[forge("word-count", WORD_COUNT)],
+			[forge("text-stats", TEXT_STATS)],
+			{ text: "done" },
+		]);
+		await pi!.dispose();
+		pi = undefined;
+		const removed = spawnSync(process.execPath, [BIN, "remove", "word-count"], { cwd, encoding: "utf8" });
+		expect(removed.status, removed.stderr).toBe(0);
+		expect(removed.stdout).toContain(
+			"'word-count' is called by text-stats (through pi.useTool): their calls of it fail until it is back.",
+		);
 	});
 
 	it("a forge with no tool of that name answers that the callee does not exist yet", async () => {
