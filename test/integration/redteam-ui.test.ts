@@ -609,4 +609,28 @@ return [run("cat " + d + "/.forge-health.json"), run("cat " + d + "/.forge-audit
 		);
 		expect(text(await box.toolbox.use("catter", {}, { host: noUI }))).toBe("refused|refused|refused|1");
 	});
+
+	it("a PATH folder in the home stays usable, with its installation beside it, but not a credentials file there", async (context) => {
+		if (!sandboxed) context.skip();
+		const install = join(homedir(), `.forge-redteam-install-${process.pid}`);
+		mkdirSync(join(install, "bin"), { recursive: true });
+		mkdirSync(join(install, "lib"), { recursive: true });
+		writeFileSync(join(install, "lib", "greeting.txt"), "hello from lib");
+		writeFileSync(join(install, "bin", "greet"), `#!/bin/sh\ncat ${install}/lib/greeting.txt\n`);
+		chmodSync(join(install, "bin", "greet"), 0o755);
+		writeFileSync(join(install, "credentials.toml"), "token = 'secret-token'");
+		try {
+			await forge(
+				box,
+				"home-path",
+				`const cp = require("child_process");
+const env = { PATH: "${join(install, "bin")}:" + process.env.PATH };
+const run = (line) => { try { return cp.execSync(line, { encoding: "utf8", stdio: "pipe", env }).trim(); } catch { return "refused"; } };
+return [run("greet"), run("cat ${join(install, "credentials.toml")}")].join("|");`,
+			);
+			expect(text(await box.toolbox.use("home-path", {}, { host: noUI }))).toBe("hello from lib|refused");
+		} finally {
+			rmSync(install, { recursive: true, force: true });
+		}
+	});
 });

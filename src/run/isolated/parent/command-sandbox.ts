@@ -26,6 +26,9 @@ export interface CommandView {
 	network: boolean;
 }
 
+/** Credentials kept in a folder a PATH entry brings back into view (`~/.cargo` for `~/.cargo/bin`): masked there. */
+const CREDENTIALS = ["credentials", "credentials.toml", ".credentials.json", "auth.json", ".npmrc", ".pypirc"];
+
 /** Placeholders made for running commands, by path: how many commands hold each. */
 const placeholders = new Map<string, number>();
 
@@ -58,7 +61,11 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 		network: view.network,
 		...(hideHome ? { hidden: [home], visible } : {}),
 		placeholders: held,
-		masked: maskedFolders(view.unreadable, hideHome ? home : undefined, shown),
+		masked: maskedFolders(
+			[...view.unreadable, ...visible.flatMap((dir) => CREDENTIALS.map((name) => join(dir, name))).filter(exists)],
+			hideHome ? home : undefined,
+			shown,
+		),
 	};
 	let released = false;
 	return {
