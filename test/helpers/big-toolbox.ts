@@ -33,8 +33,8 @@ import {
 } from "../../src/contract/tool-files.ts";
 import type { ToolTest } from "../../src/contract/tool-tests.ts";
 import { renderTool } from "../../src/forge/render.ts";
-import { loadTemplate } from "../../src/store/template-file.ts";
 import { entryFromMeta, type RegistryEntry, serializeRegistry } from "../../src/store/registry.ts";
+import { loadTemplate } from "../../src/store/template-file.ts";
 
 export interface PlantedTool {
 	name: string;

@@ -7,7 +7,7 @@ describe("calledTools", () => {
 			'const a = await pi.useTool("word-count", { text });',
 			"const b = await pi.useTool('read', { path });",
 			"const c = await pi . useTool ( `word-count` , {});",
-			"const d = await api.useTool(\"csv_stats\", {});",
+			'const d = await api.useTool("csv_stats", {});',
 		].join("\n");
 		expect(calledTools(source)).toEqual(["word-count", "read", "csv_stats"]);
 	});
@@ -17,7 +17,8 @@ describe("calledTools", () => {
 	});
 
 	it("forgedCallees leaves out pi's built-ins and names no forged tool can have", () => {
-		const source = "pi.useTool('bash', {}); pi.useTool('ls', {}); pi.useTool('registry', {}); pi.useTool('csv-stats', {});";
+		const source =
+			"pi.useTool('bash', {}); pi.useTool('ls', {}); pi.useTool('registry', {}); pi.useTool('csv-stats', {});";
 		expect(forgedCallees(source)).toEqual(["csv-stats"]);
 		expect(isBuiltinTool("edit")).toBe(true);
 		expect(isBuiltinTool("forge_tool")).toBe(false);
