@@ -324,7 +324,9 @@ async function main(): Promise<void> {
 		await close(warmInline);
 
 		// 2. Cold calls: the host is up, the tool's worker is not ---------------------------------------------------
-		const samplePath = join(root, "sample.txt");
+		// In the isolated tools' project: the shared temp dir is outside a tool's roots (each has a private one).
+		const samplePath = join(root, "cold-isolated", "sample.txt");
+		mkdirSync(join(root, "cold-isolated"), { recursive: true });
 		writeFileSync(
 			samplePath,
 			Array.from({ length: 200 }, (_, i) => (i % 3 ? `line ${i}` : `line ${i} mentions forge`)).join("\n"),
