@@ -53,19 +53,27 @@ async function canarySings(box: IsolatedBox): Promise<void> {
 }
 
 /** A granted command flips folder `A` between a real folder and a link to `target` while the tool writes `A/<file>`s. */
-const racer = (target: string, writes: Array<[string, string]>, op = "writeFile") => `
+let races = 0;
+/**
+ * A granted command flips a folder of its own between a real folder and a link to `target` while the tool writes
+ * `<folder>/<file>`s (each race its own folder: one killed mid-flip leaves a link behind).
+ */
+const racer = (target: string, writes: Array<[string, string]>, op = "writeFile") => {
+	const a = `R${++races}`;
+	return `
 const cp = require("child_process"); const fs = require("fs"); const path = require("path");
 const root = process.cwd();
-for (const [rel] of ${JSON.stringify(writes)}) fs.mkdirSync(path.join(root, "A", path.dirname(rel)), { recursive: true });
-cp.exec("ln -s ${target} Al; perl -e 'while(1){rename \\"A\\",\\"Ad\\"; rename \\"Al\\",\\"A\\"; rename \\"A\\",\\"Al\\"; rename \\"Ad\\",\\"A\\";}'", { cwd: root, timeout: 3500 }, () => {});
+for (const [rel] of ${JSON.stringify(writes)}) fs.mkdirSync(path.join(root, "${a}", path.dirname(rel)), { recursive: true });
+cp.exec("ln -s ${target} ${a}l; perl -e 'while(1){rename \\"${a}\\",\\"${a}d\\"; rename \\"${a}l\\",\\"${a}\\"; rename \\"${a}\\",\\"${a}l\\"; rename \\"${a}d\\",\\"${a}\\";}'", { cwd: root, timeout: 3500 }, () => {});
 await new Promise((r) => setTimeout(r, 200));
 let ok = 0, refused = 0; const t0 = Date.now();
 while (Date.now() - t0 < 2500) {
   for (const [rel, text] of ${JSON.stringify(writes)}) {
-    try { await fs.promises.${op}(path.join(root, "A", rel), text); ok++; } catch { refused++; }
+    try { await fs.promises.${op}(path.join(root, "${a}", rel), text); ok++; } catch { refused++; }
   }
 }
 return JSON.stringify({ ok, refused });`;
+};
 
 describe("F1: a granted command racing the broker's write never reaches a protected location", () => {
 	let box: IsolatedBox;
@@ -107,8 +115,8 @@ describe("F1: a granted command racing the broker's write never reaches a protec
 			box,
 			"racer-mkdir",
 			racer(join(box.cwd, ".pi"), [["extensions/deep/er", ""]], "mkdir").replace(
-				'fs.promises.mkdir(path.join(root, "A", rel), text)',
-				'fs.promises.mkdir(path.join(root, "A", rel), { recursive: true })',
+				/fs\.promises\.mkdir\((path\.join\(root, "R\d+", rel\)), text\)/,
+				"fs.promises.mkdir($1, { recursive: true })",
 			),
 		);
 		await run(box, "racer-mkdir");
