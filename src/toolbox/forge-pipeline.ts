@@ -159,14 +159,11 @@ export async function promoteSource(
 	}
 	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.
 	const staging = deps.store.stage(tool, source, serializeMeta(meta));
-	staging.catch(() => undefined);
+	const stagedPath = staging.then((staged) => staged.tsPath);
+	// A failed staging is thrown below (in `finally`), not left unhandled when the checks fail first.
+	stagedPath.catch(() => undefined);
 	try {
-		const checked = await checkCandidate(
-			meta,
-			source,
-			staging.then((staged) => staged.tsPath),
-			deps,
-		);
+		const checked = await checkCandidate(meta, source, stagedPath, deps);
 		if (!checked.ok) return checked;
 		const promoted = await deps.store.promote(await staging);
 		return ok({ ...promoted, meta, source, compiled: checked.value, previous: deps.previous });
