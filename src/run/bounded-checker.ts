@@ -97,9 +97,9 @@ export class BoundedChecker implements BoundedValidator {
 	private ensureWorker(): Worker {
 		if (this.worker) return this.worker;
 		const ajvPath = createRequire(import.meta.url).resolve("ajv");
+		// Its output is piped and never read (it prints nothing: a schema check or a regular expression): a read stream
+		// would keep pi's process alive after its last run, where the unref'd worker does not.
 		const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath }, stdout: true, stderr: true });
-		worker.stdout.resume();
-		worker.stderr.resume();
 		// An idle checker never keeps pi from exiting.
 		worker.unref();
 		this.worker = worker;

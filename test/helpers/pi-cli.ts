@@ -37,6 +37,8 @@ export async function runPiJson(options: {
 	prompts: string[];
 	agentDir?: string;
 	env?: Record<string, string>;
+	/** pi still running this long after it started is killed (its code is then null). */
+	timeoutMs?: number;
 }): Promise<PiJsonRun> {
 	const agentDir = options.agentDir ?? (await makeTempDir("forge-cli-agent"));
 	const scriptPath = join(agentDir, "script.json");
@@ -74,7 +76,9 @@ export async function runPiJson(options: {
 	let stderr = "";
 	child.stdout.on("data", (d) => (stdout += d));
 	child.stderr.on("data", (d) => (stderr += d));
+	const killer = options.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), options.timeoutMs) : undefined;
 	const code = await new Promise<number | null>((done) => child.on("close", done));
+	clearTimeout(killer);
 	const events = stdout
 		.split("\n")
 		.filter((line) => line.startsWith("{"))

@@ -34,11 +34,12 @@ let typebox: unknown;
 const { modules, provide } = startWorker({
 	...data,
 	broker: new RefusingBroker(),
-	// A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
+	// TypeBox is loaded now, while Node may still read its own variables: a forge-time worker is started ahead of its
+	// forge, so the module it gets (which imports TypeBox, as the template does) finds it loaded. A batch worker
+	// watches TypeBox's module object too.
 	beforeEnvironment: () => {
-		if (!data.shared) return;
 		typebox = createRequire(import.meta.url)(data.typeboxPath);
-		settleLazyGlobals();
+		if (data.shared) settleLazyGlobals();
 	},
 });
 
