@@ -109,13 +109,40 @@ async function useTool(
 		timeoutMs: Math.max(1, caller.deadline - Date.now()),
 	});
 	report(result.ok, result.ok ? result.value.version : toolbox.get(name)?.version);
-	if (!result.ok)
-		throw new ForgeError(
-			result.error.phase,
-			`'${name}' (called by '${callerName}' through pi.useTool) failed: ${result.error.message}`,
-			{ tool: callerName, ...(result.error.details.code ? { code: result.error.details.code } : {}) },
-		);
+	if (!result.ok) throw calleeFailure(name, callerName, args, result.error);
 	return returnedValue(result.value);
+}
+
+/** The longest arguments shown in a callee's failure. */
+const MAX_ARGS_SHOWN = 300;
+
+/**
+ * A callee's failure as its caller meets it: what failed and where in the callee's file, the arguments it was given,
+ * its own notes (a validation list, grant commands) and a hint that says which tool to change.
+ */
+function calleeFailure(name: string, callerName: string, args: unknown, error: ForgeError): ForgeError {
+	const { location, code, notes, hint, origin } = error.details;
+	const where = location ? ` at ${location.file}:${location.line}:${location.column}` : "";
+	let shown = JSON.stringify(args ?? {}) ?? "{}";
+	if (shown.length > MAX_ARGS_SHOWN) shown = `${shown.slice(0, MAX_ARGS_SHOWN)}…`;
+	const fault =
+		error.phase === "permission" || origin === "permission"
+			? hint
+			: error.phase === "arguments"
+				? `'${callerName}' called '${name}' with arguments its schema does not take: fix the pi.useTool call in '${callerName}' (list_forge {"name": "${name}"} shows its schema).`
+				: origin === "input"
+					? hint
+					: `The fault is in '${name}'${where ? ` (${location!.file}:${location!.line})` : ""}: to repair it, read it with list_forge {"name": "${name}"} and forge '${name}' again; to handle the failure in '${callerName}', catch it around pi.useTool.`;
+	return new ForgeError(
+		error.phase,
+		`'${name}' (called by '${callerName}' through pi.useTool) failed${where}: ${error.message}\n  with arguments ${shown}`,
+		{
+			tool: callerName,
+			...(code ? { code } : {}),
+			...(fault ? { hint: fault } : {}),
+			...(notes?.length ? { notes } : {}),
+		},
+	);
 }
 
 /** What the callee's `execute` returned, as its output carries it: text as text, a JSON value parsed back. */

@@ -112,7 +112,11 @@ export class ForgeSession {
 			pi,
 			ctx,
 			cwd,
-			resolve: async (name) => (await this.toolbox(cwd)).resolve(name),
+			// A tool a forge_tool call of the same message is forging is waited for (its tests may be what calls it).
+			resolve: async (name) => {
+				await this.forges.waitFor(name);
+				return (await this.toolbox(cwd)).resolve(name);
+			},
 			names: () => this.current?.toolboxes.entries().map((entry) => entry.name) ?? [],
 			onNested,
 		};

@@ -36,7 +36,8 @@ export const forgeToolSchema = Type.Object({
 	logic: Type.String({
 		description:
 			"TypeScript body of `async function execute(params, pi, ctx)`. Return a string, a JSON value, or { content: [...] }; throw to signal failure. " +
-			'ctx has cwd, signal and notify(). Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import("node:fs").',
+			"ctx has cwd, signal and notify(). pi.useTool(name, args) calls another forged tool (resolves to the value it returned) or one of pi's built-ins read, grep, find, ls, bash, write, edit (resolves to its text; their arguments are those of pi's own tools), under this tool's permissions; pi.exec(command, args) runs a program (needs a grant). " +
+			'Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import("node:fs").',
 	}),
 	scope: Type.Optional(
 		Type.Union([Type.Literal("project"), Type.Literal("user")], {

@@ -28,7 +28,7 @@ type Described = Error & {
 	address?: unknown;
 	port?: unknown;
 	errors?: unknown;
-	wire?: { hint?: unknown };
+	data?: { hint?: unknown };
 };
 
 /** `Caused by: Error: connect ECONNREFUSED 127.0.0.1:9`, outermost first; an AggregateError's errors each on a line. */
@@ -65,7 +65,7 @@ export function diagnose(error: unknown, input?: CallInput): Diagnosis {
 		(e) => e.code === "ERR_FORGE_PERMISSION" || e.code === "ERR_ACCESS_DENIED" || e.name === "PermissionError",
 	);
 	if (refused) {
-		const hint = chain.map((e) => read(() => e.wire?.hint)).find((h): h is string => typeof h === "string");
+		const hint = chain.map((e) => read(() => e.data?.hint)).find((h): h is string => typeof h === "string");
 		return {
 			origin: "permission",
 			hint:

@@ -90,6 +90,63 @@ describe("pi.useTool: a forged tool calls another forged tool", () => {
 		expect(run.toolEvents[3].text).toBe("fine");
 	});
 
+	it("a callee's bug is located in the callee, with the arguments it got and which tool to repair", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[forge("parse-it", "const data = JSON.parse(params.text);\nreturn data.items.length;")],
+			[forge("count-items", 'return await pi.useTool("parse-it", { text: params.text });')],
+			[use("count-items", { text: "{}" })],
+			{ text: "done" },
+		]);
+		const text = run.toolEvents[2].text;
+		expect(run.toolEvents[2].isError).toBe(true);
+		expect(text).toMatch(
+			/'parse-it' \(called by 'count-items' through pi.useTool\) failed at forge-parse-it\.ts:\d+:\d+: TypeError/,
+		);
+		expect(text).toContain('with arguments {"text":"{}"}');
+		expect(text).toContain("The fault is in 'parse-it'");
+		expect(text).toContain('list_forge {"name": "parse-it"}');
+	});
+
+	it("wrong arguments for a callee name the problem and say to fix the caller's call", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[forge("word-count", WORD_COUNT)],
+			[forge("sloppy", 'return await pi.useTool("word-count", { file: params.text });')],
+			[use("sloppy", { text: "x" })],
+			{ text: "done" },
+		]);
+		const text = run.toolEvents[2].text;
+		expect(run.toolEvents[2].isError).toBe(true);
+		expect(text).toMatch(/must have required property 'text'/);
+		expect(text).toContain("fix the pi.useTool call in 'sloppy'");
+	});
+
+	it("a pi member that does not exist is not a permission to ask for: it is undefined", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[forge("guesser", 'return await (pi as any).callTool("word-count", { text: params.text });')],
+			[use("guesser", { text: "x" })],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents[1].isError).toBe(true);
+		expect(run.toolEvents[1].text).toContain("pi.callTool is not a function");
+		expect(run.toolEvents[1].text).not.toMatch(/grant|inline/);
+	});
+
+	it("a tool forged in the same message can be called by the next forge's tests", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[
+				forge("word-count", WORD_COUNT),
+				forge("text-stats", TEXT_STATS, { tests: [{ args: { text: "a b\nc" }, equals: { lines: 2, words: 3 } }] }),
+			],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents[0].isError, run.toolEvents[0].text).toBe(false);
+		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
+	});
+
 	it("an unknown tool is a clear error naming what exists", async () => {
 		await start();
 		const run = await pi!.run("compose", [

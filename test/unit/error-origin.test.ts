@@ -120,7 +120,7 @@ describe("diagnose", () => {
 		const refusal = Object.assign(new Error("'t' may not run commands: no UI to ask."), {
 			name: "PermissionError",
 			code: "ERR_FORGE_PERMISSION",
-			wire: { hint: "agent-forge grant t exec" },
+			data: { hint: "agent-forge grant t exec" },
 		});
 		expect(diagnose(refusal, { params: {}, cwd: CWD })).toEqual({
 			origin: "permission",

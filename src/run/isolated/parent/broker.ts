@@ -5,10 +5,11 @@
 
 import type { ChildProcess } from "node:child_process";
 import { isAbsolute } from "node:path";
-import { ForgeError, type ForgeErrorData } from "../../../contract/forge-error.ts";
+import type { ForgeErrorData } from "../../../contract/forge-error.ts";
 import type { CallerOperations } from "../../../contract/tool-calls.ts";
 import { FS_OPS } from "../fs-ops.ts";
 import type { BrokerReply, BrokerRequest, ExecRequest, ExecResult, FsRequest, UseRequest } from "../protocol.ts";
+import { fromError, useError } from "./broker-errors.ts";
 import { createCallerOperations } from "./caller-operations.ts";
 import { capabilitiesOf, changesNothing } from "./capabilities.ts";
 import type { Capability } from "./capability.ts";
@@ -281,19 +282,3 @@ function isPisOwn(path: string): boolean {
 
 /** Any process's environment and memory (pi's commands inherit its keys): read as pi's own. */
 const PROCESS_SECRETS = /^\/proc\/\d+(\/task\/\d+)?\/(environ|mem|auxv)$/;
-
-function fromError(error: unknown): ForgeErrorData {
-	const code = (error as NodeJS.ErrnoException)?.code;
-	const message = error instanceof Error ? error.message : String(error);
-	return { phase: "runtime", message, ...(code ? { code } : {}) };
-}
-
-/** A failed `pi.useTool` as the caller's tool will catch it: a refusal stays a refusal (a PermissionError there). */
-function useError(error: unknown): ForgeErrorData {
-	if (error instanceof ForgeError) {
-		const { code } = error.details;
-		return { phase: error.phase, message: error.message, ...(code === undefined ? {} : { code }) };
-	}
-	const data = fromError(error);
-	return (error as { name?: unknown })?.name === "PermissionError" ? { ...data, phase: "permission" } : data;
-}

@@ -63,7 +63,38 @@ export function createPiFacade(broker: Brokered): unknown {
 		get(target, key) {
 			if (typeof key !== "string" || key === "then") return undefined;
 			if (Object.hasOwn(target, key)) return target[key as keyof typeof target];
+			// Only a member pi's ExtensionAPI has needs the inline grant; any other name is simply not there.
+			if (!EXTENSION_API_MEMBERS.has(key)) return undefined;
 			return broker.sync({ kind: "inline", member: key });
 		},
 	});
 }
+
+/** The members of pi's ExtensionAPI (both lines) besides exec: reaching one asks for the inline grant. */
+const EXTENSION_API_MEMBERS: ReadonlySet<string> = new Set([
+	"appendEntry",
+	"events",
+	"getActiveTools",
+	"getAllTools",
+	"getCommands",
+	"getFlag",
+	"getSessionName",
+	"getThinkingLevel",
+	"on",
+	"registerCommand",
+	"registerEntryRenderer",
+	"registerFlag",
+	"registerMarkdownTransformer",
+	"registerMessageRenderer",
+	"registerProvider",
+	"registerShortcut",
+	"registerTool",
+	"sendMessage",
+	"sendUserMessage",
+	"setActiveTools",
+	"setLabel",
+	"setModel",
+	"setSessionName",
+	"setThinkingLevel",
+	"unregisterProvider",
+]);
