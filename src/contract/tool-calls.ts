@@ -35,6 +35,8 @@ export interface CallerOperations {
 	readdir(path: string): Promise<string[]>;
 	/** A folder's entries; a link is listed as a file and never followed. */
 	list(path: string): Promise<Array<{ name: string; folder: boolean }>>;
+	/** A file no forged tool may read (Agent Forge's own): what a search reads of it is left out. */
+	hidden(path: string): boolean;
 	/** Checks that the caller may read everything under `path` (grep's search reads it); says whether it is a folder. */
 	searchable(path: string): Promise<{ isDirectory: boolean }>;
 	writeFile(path: string, content: string): Promise<void>;

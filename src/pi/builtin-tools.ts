@@ -86,9 +86,26 @@ export async function runBuiltinTool(
 		cwd: context.cwd,
 		hasUI: false,
 	});
-	return result.content
+	const text = result.content
 		.filter((block) => block.type === "text")
 		.map((block) => block.text ?? "")
+		.join("\n");
+	return name === "grep" ? withoutHidden(text, prepared, context) : text;
+}
+
+/**
+ * pi's grep runs ripgrep, which reads every file under its folder: the lines it found in a file no forged tool may read
+ * (the toolbox's health file and audit log) are left out. A line is `path:N: text` or, around a match, `path-N- text`.
+ */
+function withoutHidden(text: string, args: unknown, context: { cwd: string; ops: CallerOperations }): string {
+	const path = (args as { path?: unknown }).path;
+	const root = resolve(context.cwd, typeof path === "string" ? path : ".");
+	return text
+		.split("\n")
+		.filter((line) => {
+			const file = /^(.+?)(?::\d+:|-\d+-)/.exec(line)?.[1];
+			return !(file && (context.ops.hidden(resolve(root, file)) || context.ops.hidden(root)));
+		})
 		.join("\n");
 }
 

@@ -5,6 +5,7 @@ import { access, constants, mkdir, readdir, readFile, stat, writeFile } from "no
 import type { CallerOperations } from "../contract/tool-calls.ts";
 
 export const inlineCallerOperations: CallerOperations = {
+	hidden: () => false,
 	readFile: (path) => readFile(path),
 	readText: (path) => readFile(path, "utf8"),
 	access: (path, write) => access(path, write ? constants.R_OK | constants.W_OK : constants.R_OK),

@@ -240,6 +240,21 @@ describe("pi.useTool: pi's built-ins, under the caller's policy", () => {
 		expect(run.toolEvents[1].text).toContain("notes.txt:2: gamma TODO delta");
 	});
 
+	it("grep over the toolbox folder leaves out Agent Forge's own health file and audit log", async () => {
+		await start();
+		const run = await pi!.run("compose", [
+			[forge("reader", 'return await pi.useTool("read", { path: params.text });')],
+			[use("reader", { text: "/etc/shadow" })],
+			[forge("digger", 'return await pi.useTool("grep", { pattern: params.text, path: ".pi/forge/extensions" });')],
+			[use("digger", { text: "reader" })],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents[3].isError, run.toolEvents[3].text).toBe(false);
+		expect(run.toolEvents[3].text).toContain("forge-reader.ts");
+		expect(run.toolEvents[3].text).not.toContain(".forge-audit.jsonl");
+		expect(run.toolEvents[3].text).not.toContain(".forge-health.json");
+	});
+
 	it("write and edit change project files; a protected location is refused under every policy", async () => {
 		const { cwd } = await start({ PI_FORGE_POLICY: "permissive" });
 		const run = await pi!.run("compose", [

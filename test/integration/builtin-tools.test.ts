@@ -23,6 +23,7 @@ function operations(root: string, refused: string[]): CallerOperations {
 			return run(path, ...rest);
 		};
 	return {
+		hidden: (path) => path.endsWith(".forge-audit.jsonl"),
 		readFile: guarded((p) => readFile(p)),
 		readText: guarded((p) => readFile(p, "utf8")),
 		access: guarded(async (p) => void (await stat(p))),
@@ -83,6 +84,14 @@ describe("runBuiltinTool", () => {
 		);
 		await runBuiltinTool("edit", { path: "out/new.txt", edits: [{ oldText: "hello", newText: "goodbye" }] }, context);
 		expect(await readFile(join(root, "out", "new.txt"), "utf8")).toBe("goodbye forge\n");
+	});
+
+	it("grep runs pi's grep (ripgrep) and leaves out what it found in a file no tool may read", async () => {
+		const { root, context } = await project();
+		await writeFile(join(root, ".forge-audit.jsonl"), '{"detail":"TODO secret audit line"}\n');
+		const found = await runBuiltinTool("grep", { pattern: "TODO" }, context);
+		expect(found).toContain("notes.txt:2: gamma TODO delta");
+		expect(found).not.toContain("secret audit line");
 	});
 
 	it("bash runs through the shell operation and returns its output", async () => {

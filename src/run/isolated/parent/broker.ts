@@ -149,6 +149,8 @@ export class Broker {
 		const ops = createCallerOperations({
 			request: (asked) => this.handle(asked, call),
 			mayWrite: (path) => this.mayWrite(path, call),
+			unreadable: (path) =>
+				this.settings.unreadable?.some((file) => path === file || path.startsWith(`${file}.`)) ?? false,
 		});
 		try {
 			return { ok: true, value: await call.useTool(request.name, request.args, ops) };

@@ -11,6 +11,8 @@ export interface CallerBroker {
 	request(request: BrokerRequest): Promise<BrokerReply>;
 	/** Decides whether the calling tool may write `path`, doing nothing. */
 	mayWrite(path: string): Promise<BrokerReply>;
+	/** Whether `path` is one of the files no tool may read. */
+	unreadable(path: string): boolean;
 }
 
 /** The caller's operations over its broker. A refusal throws an Error named PermissionError, with the refusal's code. */
@@ -31,6 +33,7 @@ export function createCallerOperations(broker: CallerBroker): CallerOperations {
 		}
 	};
 	return {
+		hidden: (path) => broker.unreadable(path),
 		readFile: async (path) => Buffer.from((await fs("readFile", path)) as Uint8Array),
 		readText: async (path) => String(await fs("readFile", path, "utf8")),
 		access: async (path, write) => {
