@@ -3,13 +3,13 @@
 import { createTwoFilesPatch } from "diff";
 import { type Static, Type } from "typebox";
 import type { ForgeConfig } from "../contract/config.ts";
+import { ForgeError } from "../contract/forge-error.ts";
 import { isBuiltinTool } from "../contract/tool-calls.ts";
 import { describeTest, type TestsChange } from "../contract/tool-tests.ts";
 import { exampleArgs } from "../schema/example-args.ts";
 import type { Forged } from "../toolbox/forge-pipeline.ts";
 import { mostSimilar } from "../toolbox/similar.ts";
-import type { Toolbox } from "../toolbox/toolbox.ts";
-import type { Scope, ScopedView } from "../toolbox/toolboxes.ts";
+import type { Scope, ScopedView, Toolboxes } from "../toolbox/toolboxes.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
 import { type NextOffer, offerLine } from "./offer-text.ts";
@@ -39,8 +39,9 @@ export const forgeToolSchema = Type.Object({
 			"ctx has cwd, signal and notify(). pi.useTool(name, args) calls another forged tool (resolves to the value it returned) or one of pi's built-ins read, grep, find, ls, bash, write, edit (resolves to its text; their arguments are those of pi's own tools), under this tool's permissions; pi.exec(command, args) runs a program (needs a grant). " +
 			'Imports: only fs, path, child_process (bare or node:) and typebox, as single import lines at the top of logic or with await import("node:fs").',
 	}),
+	// A string checked in execute, so that a wrong value gets an error naming the two there are.
 	scope: Type.Optional(
-		Type.Union([Type.Literal("project"), Type.Literal("user")], {
+		Type.String({
 			description:
 				'Where the tool lives: "project" (default: this project\'s toolbox) or "user" (the user toolbox, seen from every project; the project\'s tool wins a name clash).',
 		}),
@@ -80,7 +81,15 @@ export function createForgeTool(session: ForgeSession) {
 			try {
 				session.ui.attach(ctx);
 				const toolbox = await session.toolboxFor(ctx);
-				const result = await toolbox.forge(params, session.takenNames(), { signal, scope: params.scope });
+				const scope = params.scope ?? "project";
+				if (scope !== "project" && scope !== "user")
+					throw toPiError(
+						new ForgeError("arguments", `scope is "project" or "user", not ${JSON.stringify(scope)}.`, {
+							hint: 'Omit scope for this project\'s toolbox; pass "user" for the toolbox every project sees.',
+						}),
+						toolbox.config,
+					);
+				const result = await toolbox.forge(params, session.takenNames(), { signal, scope });
 				outcome = result.ok
 					? { ok: true, version: result.value.meta.version }
 					: { ok: false, phase: result.error.phase };
@@ -92,7 +101,7 @@ export function createForgeTool(session: ForgeSession) {
 					? undefined
 					: mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
 				const offer = session.nextOffer(result.value.meta.name, toolbox);
-				const composition = compositionOf(result.value.meta.name, toolbox, Boolean(result.value.previous));
+				const composition = compositionOf(result.value.meta.name, toolbox, Boolean(result.value.previous), scope);
 				return {
 					content: [
 						{
@@ -147,6 +156,10 @@ export function forgeSuccessText(
 			(name) =>
 				`Note: '${meta.name}' calls '${name}', which is not a forged tool or one of pi's built-ins: that call fails until a tool of that name is forged.`,
 		),
+		...(composition.projectOnly ?? []).map(
+			(name) =>
+				`Note: '${meta.name}' is in the user toolbox but calls '${name}', which only this project's toolbox has: from other projects that call fails (promote '${name}' to share it too).`,
+		),
 	];
 	return lines.join("\n");
 }
@@ -155,13 +168,20 @@ export function forgeSuccessText(
 export interface Composition {
 	callers: string[];
 	unknown: string[];
+	/** For a user tool: the tools it calls that only this project's toolbox has. */
+	projectOnly?: string[];
 }
 
-function compositionOf(name: string, toolbox: Pick<Toolbox, "get" | "callersOf">, reforged: boolean): Composition {
-	const calls = toolbox.get(name)?.calls ?? [];
+function compositionOf(name: string, toolbox: Toolboxes, reforged: boolean, scope: Scope): Composition {
+	const forged = (toolbox.of(scope)?.toolbox.get(name)?.calls ?? []).filter(
+		(callee) => !isBuiltinTool(callee) && callee !== name,
+	);
 	return {
 		callers: reforged ? toolbox.callersOf(name) : [],
-		unknown: calls.filter((callee) => !isBuiltinTool(callee) && callee !== name && !toolbox.get(callee)),
+		unknown: forged.filter((callee) => !toolbox.get(callee)),
+		// A user tool is seen from every project: a callee only this project has is missing from the others.
+		projectOnly:
+			scope === "user" ? forged.filter((callee) => toolbox.get(callee) && !toolbox.user?.toolbox.get(callee)) : [],
 	};
 }
 

@@ -135,7 +135,7 @@ function testsText(tests: readonly ToolTest[]): string[] {
 	];
 }
 
-function nextStep({ entry, state, tests }: ToolDetail, extracted: ExtractedLogic | undefined): string {
+function nextStep({ entry, state, tests, scope }: ToolDetail, extracted: ExtractedLogic | undefined): string {
 	const keep =
 		tests.length === 1
 			? "; omit tests to keep its test"
@@ -147,9 +147,11 @@ function nextStep({ entry, state, tests }: ToolDetail, extracted: ExtractedLogic
 		: extracted.restoredImports
 			? "the logic above"
 			: `lines ${extracted.startLine}-${extracted.endLine} as logic`;
+	// A user tool is changed where it lives: without scope "user" a forge makes a project copy that hides it.
+	const where = scope === "user" ? ', scope "user"' : "";
 	return state === "broken"
-		? `To repair it: forge_tool with name "${entry.name}", its description and parametersSchema, and ${logic} corrected${keep}.`
-		: `To change it: forge_tool with name "${entry.name}", the description, parametersSchema and ${logic}, changed as needed${keep}.`;
+		? `To repair it: forge_tool with name "${entry.name}"${where}, its description and parametersSchema, and ${logic} corrected${keep}.`
+		: `To change it: forge_tool with name "${entry.name}"${where}, the description, parametersSchema and ${logic}, changed as needed${keep}.`;
 }
 
 /** A fenced code block whose fence no line of the text can close. */

@@ -178,4 +178,22 @@ describe("the user toolbox", () => {
 		await pi.session.prompt("/forge demote echo-back");
 		expect(await exists(join(cwd, ".pi", "forge", "extensions", "forge-echo-back.ts"))).toBe(true);
 	});
+	it("a scope that is neither project nor user is refused, naming the two there are", async () => {
+		pi = await startPi({ extensionPaths: [INDEX], cwd: await makeTempDir("forge-user-a") });
+		const run = await pi.run("forge", [[forge("everywhere", "return 1;", { scope: "global" })], { text: "ok" }]);
+		expect(run.toolEvents[0].isError).toBe(true);
+		expect(run.toolEvents[0].text).toContain('scope is "project" or "user", not "global".');
+	});
+	it("a user tool that calls a tool only this project has is told that other projects will not find it", async () => {
+		pi = await startPi({ extensionPaths: [INDEX], cwd: await makeTempDir("forge-user-a") });
+		const run = await pi.run("forge", [
+			[forge("local-helper", "return params.text;")],
+			[forge("shared-caller", 'return await pi.useTool("local-helper", { text: params.text });', { scope: "user" })],
+			{ text: "ok" },
+		]);
+		expect(run.toolEvents[1].isError, run.toolEvents[1].text).toBe(false);
+		expect(run.toolEvents[1].text).toContain(
+			"'shared-caller' is in the user toolbox but calls 'local-helper', which only this project's toolbox has",
+		);
+	});
 });

@@ -53,6 +53,11 @@ describe("the scope, as the model reads it", () => {
 			"Scope: project (the user toolbox also has a 'greet', v2; this project's tool wins, so use_forge_tool runs this one here)",
 		);
 		expect(formatToolDetail(base, now)).not.toContain("Scope:");
+		// The step to change it keeps it where it lives: without scope "user" a forge would make a hiding project copy.
+		expect(formatToolDetail({ ...base, scope: "user" }, now)).toContain(
+			'To change it: forge_tool with name "greet", scope "user", the description',
+		);
+		expect(formatToolDetail(base, now)).toContain('To change it: forge_tool with name "greet", the description');
 	});
 
 	it("forge_tool says where the tool went and which namesake this project uses", () => {
