@@ -34,12 +34,11 @@ let typebox: unknown;
 const { modules, provide } = startWorker({
 	...data,
 	broker: new RefusingBroker(),
-	// TypeBox is loaded now, while Node may still read its own variables: a forge-time worker is started ahead of its
-	// forge, so the module it gets (which imports TypeBox, as the template does) finds it loaded. A batch worker
-	// watches TypeBox's module object too.
+	// A batch worker watches TypeBox's module object too: it is loaded now, while Node may still read its own variables.
 	beforeEnvironment: () => {
+		if (!data.shared) return;
 		typebox = createRequire(import.meta.url)(data.typeboxPath);
-		if (data.shared) settleLazyGlobals();
+		settleLazyGlobals();
 	},
 });
 
