@@ -100,11 +100,12 @@ export async function runBuiltinTool(
 function withoutHidden(text: string, args: unknown, context: { cwd: string; ops: CallerOperations }): string {
 	const path = (args as { path?: unknown }).path;
 	const root = resolve(context.cwd, typeof path === "string" ? path : ".");
+	const rootHidden = context.ops.hidden(root);
 	return text
 		.split("\n")
 		.filter((line) => {
 			const file = /^(.+?)(?::\d+:|-\d+-)/.exec(line)?.[1];
-			return !(file && (context.ops.hidden(resolve(root, file)) || context.ops.hidden(root)));
+			return !(file && (rootHidden || context.ops.hidden(resolve(root, file))));
 		})
 		.join("\n");
 }

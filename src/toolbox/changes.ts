@@ -75,7 +75,7 @@ export class Changes {
 
 	/**
 	 * Joins the write queue once `first` (the unlocked run) has ended and every forge of the same name made before this
-	 * one has joined it: the lock is never held while a candidate's code runs, and the forges of a name still change
+	 * one has joined it: a forge's lock is not held while its candidate's code runs, and the forges of a name still change
 	 * the toolbox in call order (forges of other names do not wait for each other's tests).
 	 */
 	private inTurn<T>(name: string | undefined, first: Promise<unknown>, join: () => Promise<T>): Promise<T> {

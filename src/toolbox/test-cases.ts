@@ -1,5 +1,6 @@
 // A tool's tests, run in the runner real calls use: a candidate's before its promotion (against its own copy, so the
-// live tool keeps running), or a live tool's on demand. Their time is bounded, since a forge holds the lock meanwhile.
+// live tool keeps running), or a live tool's on demand. Their time is bounded: a roll-back or import holds the
+// toolbox lock while they run (a forge runs them before it locks, see candidate-runs.ts), and a forge waits on them.
 import { ForgeError } from "../contract/forge-error.ts";
 import { type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import { judge, type TestVerdict } from "../contract/tool-tests.ts";
@@ -44,8 +45,9 @@ export class TestCases {
 	}
 
 	/**
-	 * A forge holds the toolbox lock while its tests run, so their time is bounded: each case within PI_FORGE_TIMEOUT_MS
-	 * (a longer timeoutMs of its own is capped to it), all of them within twice that, none once `signal` aborts.
+	 * A change waits on its tests (a roll-back or import with the lock held), so their time is bounded: each case
+	 * within PI_FORGE_TIMEOUT_MS (a longer timeoutMs of its own is capped to it), all of them within twice that, none
+	 * once `signal` aborts.
 	 */
 	async run(tool: RunnableTool, meta: ToolMeta, signal?: AbortSignal): Promise<TestVerdict[]> {
 		const { config, runner } = this.box;

@@ -1,16 +1,14 @@
 // The toolbox under real use through pi: parallel forges in one assistant message, two pi processes forging into one
 // toolbox, and a hand edit seen by the running pi (a broken tool stops being offered; a repaired one comes back).
-import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRegistry } from "../../src/store/registry.ts";
+import { runPiJson } from "../helpers/pi-cli.ts";
 import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
-import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const INDEX = join(REPO, "index.ts");
-const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 
 const forgeArgs = (name: string, value: string) => ({
 	name,
@@ -34,38 +32,15 @@ async function registryNames(cwd: string): Promise<string[]> {
 
 /** One pi process (json mode, scripted model) that forges `names` one prompt each. */
 async function forgeInProcess(cwd: string, names: string[]): Promise<number | null> {
-	const agentDir = await makeTempDir("forge-two-agent");
-	const script = join(agentDir, "script.json");
-	await writeFile(
-		script,
-		JSON.stringify(
-			names.flatMap((name) => [{ calls: [{ name: "forge_tool", args: forgeArgs(name, name) }] }, { text: "ok" }]),
-		),
-	);
-	const child = spawn(
-		process.execPath,
-		[
-			PI_CLI,
-			"--provider",
-			"scripted",
-			"--model",
-			"s",
-			"-e",
-			PROVIDER,
-			"-e",
-			REPO,
-			"--no-session",
-			"--mode",
-			"json",
-			...names.map((n) => `forge ${n}`),
-		],
-		{
-			cwd,
-			env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", FORGE_SCRIPT: script },
-			stdio: "ignore",
-		},
-	);
-	return new Promise((done) => child.on("exit", done));
+	const run = await runPiJson({
+		cwd,
+		prompts: names.map((n) => `forge ${n}`),
+		script: names.flatMap((name) => [
+			{ calls: [{ name: "forge_tool", args: forgeArgs(name, name) }] },
+			{ text: "ok" },
+		]),
+	});
+	return run.code;
 }
 
 describe("the toolbox under real use", () => {
