@@ -1,13 +1,12 @@
 // Every change of the toolbox, one at a time through the write queue: forge, roll back, import, remove, and marking a
-// tool verified; failed forges are counted per name, and after a commit one step records it (history, registry,
-// caches, health, listeners).
+// tool verified. A change of a tool's code runs the candidate's code before it locks (see codeChange); failed forges
+// are counted per name, and after a commit one step records it (history, registry, caches, health, listeners).
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
-import { type TakenNames, validateName } from "../contract/names.ts";
-import { hashSource, parseMeta, serializeMeta, tsFileOf } from "../contract/tool-files.ts";
-import { findSecrets, secretRefusal } from "../security/secrets.ts";
+import type { TakenNames } from "../contract/names.ts";
+import { hashSource, parseMeta, serializeMeta } from "../contract/tool-files.ts";
 import { entryFromMeta, type RegistryEntry, withCalls } from "../store/registry.ts";
 import { CandidateRuns } from "./candidate-runs.ts";
-import type { ToolboxContext } from "./context.ts";
+import { readOnlyError, type ToolboxContext } from "./context.ts";
 import {
 	type Forged,
 	type ForgeRequest,
@@ -16,15 +15,20 @@ import {
 	runForgePipeline,
 	type TestRunner,
 } from "./forge-pipeline.ts";
+import { readImportedTool } from "./imported-tool.ts";
 import { backOffAdvice, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
 import type { Reconciler } from "./reconcile.ts";
+import { NameTurns } from "./turns.ts";
+
+/** One try at a change of a tool's code against the live version `previous`: a dry run, or the change itself. */
+type Attempt = (previous: PreviousVersion | undefined, dryRun: boolean) => Promise<Result<Forged>>;
 
 export class Changes {
 	/** Failed forges of a name in a row: after a few, the error suggests going back to what worked. */
 	private readonly failedForges = new Map<string, number>();
-	/** Per name, where the last forge of it joins the write queue: forges of a name join it in the order they were made. */
-	private readonly turns = new Map<string | undefined, Promise<unknown>>();
+	/** Changes of one name join the write queue in the order they were asked for. */
+	private readonly turns = new NameTurns();
 
 	constructor(
 		private readonly box: ToolboxContext,
@@ -41,8 +45,8 @@ export class Changes {
 	): Promise<Result<Forged>> {
 		const { box } = this;
 		const name = typeof request.name === "string" ? request.name : undefined;
-		const runs = new CandidateRuns(box.runner.preflight, this.testRunner);
-		const pipeline = (previous: PreviousVersion | undefined, dryRun: boolean) =>
+		const runs = this.candidateRuns();
+		const attempt: Attempt = (previous, dryRun) =>
 			runForgePipeline(request, {
 				store: box.store,
 				template: this.template(),
@@ -56,45 +60,15 @@ export class Changes {
 				now: box.now,
 				dryRun,
 			});
-		// The candidate's code runs first, with the toolbox unlocked; under the lock the pipeline reuses what it did. (Not
-		// for a runner whose preflight loads the staged file: nothing is staged before the lock.)
-		const unlocked = box.runner.preflightReadsFile
-			? Promise.resolve()
-			: (async () => pipeline(name ? await this.previousVersion(name) : undefined, true))();
-		return this.inTurn(name, unlocked, () =>
-			box.change(async () => {
-				// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
-				if (name && box.registry.get(name)) await this.reconciler.takeIn(name);
-				const previous = name ? await this.previousVersion(name) : undefined;
-				const result = await this.guard(name, () => pipeline(previous, false));
-				if (result.ok) await this.adopt(result.value, "forged");
-				return result;
-			}),
-		);
-	}
-
-	/**
-	 * Joins the write queue once `first` (the unlocked run) has ended and every forge of the same name made before this
-	 * one has joined it: a forge's lock is not held while its candidate's code runs, and the forges of a name still change
-	 * the toolbox in call order (forges of other names do not wait for each other's tests).
-	 */
-	private inTurn<T>(name: string | undefined, first: Promise<unknown>, join: () => Promise<T>): Promise<T> {
-		const joined = (this.turns.get(name) ?? Promise.resolve()).then(async () => {
-			await first.catch(() => undefined);
-			return { queued: join() };
-		});
-		const turn = joined.catch(() => undefined);
-		this.turns.set(name, turn);
-		void turn.then(() => {
-			if (this.turns.get(name) === turn) this.turns.delete(name);
-		});
-		return joined.then(({ queued }) => queued);
+		return this.codeChange(name, attempt, { event: "forged", takeIn: true });
 	}
 
 	/** Makes an earlier version current again (as a new version), after the same checks as a forge. */
 	rollback(name: string, version: number): Promise<Result<Forged>> {
 		const { box } = this;
-		return box.change(async () => {
+		const runs = this.candidateRuns();
+		// A stored version never changes: it is read before the lock, like the candidate's runs.
+		const prepared = (async (): Promise<Result<Attempt>> => {
 			const stored = await box.history.read(name, version);
 			if (!stored) {
 				const known = (await box.history.entries(name)).map((e) => `v${e.version}`);
@@ -107,45 +81,66 @@ export class Changes {
 			}
 			const meta = parseMeta(stored.metaText, name);
 			if (!meta.ok) return meta;
-			const previous = await this.previousVersion(name);
-			const next = nextVersion(meta.value, {
-				previous,
-				hash: hashSource(stored.source),
-				at: box.now().toISOString(),
-				createdAt: meta.value.createdAt,
+			return ok((previous, dryRun) => {
+				const next = nextVersion(meta.value, {
+					previous,
+					hash: hashSource(stored.source),
+					at: box.now().toISOString(),
+					createdAt: meta.value.createdAt,
+				});
+				return this.promote(next, stored.source, previous, runs, dryRun);
 			});
-			const result = await this.guard(name, () => this.promote(next, stored.source, previous));
-			if (result.ok) await this.adopt(result.value, "rolled-back", version);
-			return result;
-		});
+		})();
+		return this.codeChange(name, prepared, { event: "rolled-back", from: version });
 	}
 
 	/** Brings a tool from another toolbox or an exported package: same checks as a forge; its version continues ours. */
 	importTool(source: string, metaText: string, takenNames: TakenNames): Promise<Result<Forged>> {
 		const { box } = this;
-		return box.change(async () => {
-			let declared: unknown;
-			try {
-				declared = (JSON.parse(metaText) as { name?: unknown } | null)?.name;
-			} catch (error) {
-				return fail(new ForgeError("load", `The tool's metadata is not valid JSON: ${(error as Error).message}`));
-			}
-			const named = validateName(declared, takenNames);
-			if (!named.ok) return named;
-			const meta = parseMeta(metaText, named.value);
-			if (!meta.ok) return meta;
-			const secrets = findSecrets(source);
-			if (secrets.length)
-				return fail(
-					new ForgeError("secrets", secretRefusal(secrets, tsFileOf(named.value)).message, { tool: named.value }),
+		const imported = readImportedTool(source, metaText, takenNames);
+		if (!imported.ok) return Promise.resolve(imported);
+		const { name, meta, hash } = imported.value;
+		const runs = this.candidateRuns();
+		const attempt: Attempt = (previous, dryRun) => {
+			const next = nextVersion(meta, { previous, hash, at: box.now().toISOString() });
+			return this.promote(next, source, previous, runs, dryRun);
+		};
+		return this.codeChange(name, attempt, { event: "imported" });
+	}
+
+	/**
+	 * A change of a tool's code (forge, roll-back, import). Its attempt (once `prepared`, or its refusal) runs first as a
+	 * dry run with the toolbox unlocked — the candidate's preflight load and tests, remembered — then, in the name's turn,
+	 * under the lock against the live version as it is by then, reusing what the dry run found (a candidate that differs
+	 * by then, say a forge that keeps the tests of a version changed meanwhile, runs there). So the lock is not held
+	 * while the candidate's code runs, and the changes of a name still land in the order they were asked for. A runner
+	 * whose preflight loads the staged file gets no dry run: nothing is staged before the lock.
+	 */
+	private codeChange(
+		name: string | undefined,
+		prepared: Attempt | Promise<Result<Attempt>>,
+		how: { event: "forged" | "rolled-back" | "imported"; from?: number; takeIn?: boolean },
+	): Promise<Result<Forged>> {
+		const { box } = this;
+		if (box.readOnly) return Promise.reject(readOnlyError());
+		const ready = Promise.resolve(typeof prepared === "function" ? ok(prepared) : prepared);
+		const unlocked = box.runner.preflightReadsFile
+			? ready
+			: ready.then(
+					async (attempt) =>
+						attempt.ok && attempt.value(name ? await this.previousVersion(name) : undefined, true),
 				);
-			const previous = await this.previousVersion(named.value);
-			const hash = hashSource(source);
-			const verifiedHash = meta.value.tests?.length ? hash : meta.value.verifiedHash;
-			const next = nextVersion({ ...meta.value, verifiedHash }, { previous, hash, at: box.now().toISOString() });
-			const result = await this.guard(named.value, () => this.promote(next, source, previous));
-			if (result.ok) await this.adopt(result.value, "imported");
-			return result;
+		return this.turns.inTurn(name, unlocked, async () => {
+			const attempt = await ready;
+			if (!attempt.ok) return attempt;
+			return box.change(async () => {
+				// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
+				if (how.takeIn && name && box.registry.get(name)) await this.reconciler.takeIn(name);
+				const previous = name ? await this.previousVersion(name) : undefined;
+				const result = await this.guard(name, () => attempt.value(previous, false));
+				if (result.ok) await this.adopt(result.value, how.event, how.from);
+				return result;
+			});
 		});
 	}
 
@@ -196,15 +191,27 @@ export class Changes {
 		});
 	}
 
-	/** A roll-back's or an import's second half: the same checks and staging as a forge's. */
-	private promote(next: Forged["meta"], source: string, previous: PreviousVersion | undefined) {
-		const { box } = this;
+	/** A roll-back's or an import's second half: the same checks and staging as a forge's, with `runs` remembered. */
+	private promote(
+		next: Forged["meta"],
+		source: string,
+		previous: PreviousVersion | undefined,
+		runs: CandidateRuns,
+		dryRun: boolean,
+	) {
 		return promoteSource(next, source, {
-			store: box.store,
-			preflight: box.runner.preflight,
+			store: this.box.store,
+			preflight: runs.preflight,
+			check: runs.check,
 			previous,
-			runTests: this.testRunner,
+			runTests: runs.runner,
+			dryRun,
 		});
+	}
+
+	/** The candidate's runs of one change: each runs once, whether in the dry run or under the lock. */
+	private candidateRuns(): CandidateRuns {
+		return new CandidateRuns(this.box.runner.preflight, this.testRunner);
 	}
 
 	/** Runs a change, turning a store failure into an error; counts failed attempts and adds back-off advice. */
