@@ -59,23 +59,30 @@ export async function stageTool(
 
 /** Makes a staged pair live; the current pair (if any) becomes the `.bak` pair in the same commit. */
 export async function commitPromote(toolboxDir: string, staged: StagedTool): Promise<{ backedUp: boolean }> {
-	await staged.synced;
 	const { name, dir } = staged;
-	let backedUp = false;
-	for (const file of [tsFileOf(name), jsonFileOf(name)]) {
-		try {
-			await copyFile(join(toolboxDir, file), join(dir, `${file}.bak`));
-			await fsyncFile(join(dir, `${file}.bak`));
-			backedUp = true;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-		}
-	}
+	// The backups are copied while the candidate's own fsync may still be running: both must be durable before the marker.
+	const [, ...copied] = await Promise.all([
+		staged.synced,
+		...[tsFileOf(name), jsonFileOf(name)].map((file) => backUp(join(toolboxDir, file), join(dir, `${file}.bak`))),
+	]);
+	const backedUp = copied.some(Boolean);
 	step("backed-up", name);
 	await writeCommit(dir, { op: "promote", name });
 	step("committed", name);
 	await applyCommit(toolboxDir, dir);
 	return { backedUp };
+}
+
+/** A durable copy of `from` at `to`; false when there is no `from` (a tool's first version has nothing to back up). */
+async function backUp(from: string, to: string): Promise<boolean> {
+	try {
+		await copyFile(from, to);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+		throw error;
+	}
+	await fsyncFile(to);
+	return true;
 }
 
 /** Removes a tool's live and backup files as one durable change. */
@@ -129,7 +136,10 @@ async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
 	}
 	await fsyncFile(toolboxDir);
 	step("applied", name);
-	await rm(dir, { recursive: true, force: true });
+	// All that is left is the marker (the fast way); anything else there (an interrupted earlier attempt) goes with rm.
+	await unlink(join(dir, COMMIT_FILE))
+		.then(() => rmdir(dir))
+		.catch(() => rm(dir, { recursive: true, force: true }));
 	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
 }
 
@@ -143,19 +153,17 @@ async function stagingRoot(toolboxDir: string): Promise<string> {
 }
 
 /**
- * The marker is written whole or not at all: to a temporary name, fsynced, then renamed (atomic), then the folder
- * fsynced. A process killed half-way leaves no marker, or only the temporary one, which means "not committed".
+ * The marker is written, fsynced, then its folder fsynced. A process killed half-way leaves no marker or a part of
+ * one; no part of a JSON object parses, so a part means "not committed" (readOperation), as no marker does.
  */
 async function writeCommit(dir: string, operation: Operation): Promise<void> {
-	const temp = join(dir, `${COMMIT_FILE}.tmp`);
-	const handle = await open(temp, "wx");
+	const handle = await open(join(dir, COMMIT_FILE), "wx");
 	try {
 		await handle.writeFile(JSON.stringify(operation));
 		await handle.sync();
 	} finally {
 		await handle.close();
 	}
-	await rename(temp, join(dir, COMMIT_FILE));
 	await fsyncFile(dir);
 }
 

@@ -72,14 +72,19 @@ describe("an interrupted commit marker", () => {
 		await toolbox.open();
 		await toolbox.forge(toolRequest("kept", "return 'v1';"), new Map());
 		await toolbox.close();
-		const staged = join(config.toolboxDir, ".staging", "kept-deadbeef");
-		await makeDir(staged, { recursive: true });
-		await write(join(staged, "forge-kept.ts"), "half");
-		await write(join(staged, "COMMIT"), "");
-		await write(join(staged, "COMMIT.tmp"), '{"op":"prom');
+		// An empty marker, and one cut off in the middle (the marker is written in place, so a crash can leave a part).
+		for (const [folder, marker] of [
+			["kept-deadbeef", ""],
+			["kept-cafef00d", '{"op":"promote","name":"ke'],
+		]) {
+			const staged = join(config.toolboxDir, ".staging", folder);
+			await makeDir(staged, { recursive: true });
+			await write(join(staged, "forge-kept.ts"), "half");
+			await write(join(staged, "COMMIT"), marker);
+		}
 		const reopened = createToolbox(config, new InlineRunner());
 		const report = await reopened.open();
-		expect(report.recovered.discarded).toEqual(["kept-deadbeef"]);
+		expect([...report.recovered.discarded].sort()).toEqual(["kept-cafef00d", "kept-deadbeef"]);
 		expect(await list(config.toolboxDir)).not.toContain(".staging");
 		const used = await reopened.use("kept", { text: "" }, { host });
 		expect(used.ok && used.value.content[0]).toEqual({ type: "text", text: "v1" });
