@@ -18,6 +18,7 @@ import {
 import { readImportedTool } from "./imported-tool.ts";
 import { backOffAdvice, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
+import { precheckEdit } from "./precheck-edit.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { NameTurns } from "./turns.ts";
 
@@ -56,11 +57,12 @@ export class Changes {
 				preflight: runs.preflight,
 				runTests: runs.runner,
 				check: runs.check,
+				stage: runs.stage,
 				signal: options.signal,
-				now: box.now,
+				now: runs.now,
 				dryRun,
 			});
-		return this.codeChange(name, attempt, { event: "forged", takeIn: true });
+		return this.codeChange(name, attempt, { event: "forged", takeIn: true }, runs);
 	}
 
 	/** Makes an earlier version current again (as a new version), after the same checks as a forge. */
@@ -85,27 +87,26 @@ export class Changes {
 				const next = nextVersion(meta.value, {
 					previous,
 					hash: hashSource(stored.source),
-					at: box.now().toISOString(),
+					at: runs.now().toISOString(),
 					createdAt: meta.value.createdAt,
 				});
 				return this.promote(next, stored.source, previous, runs, dryRun);
 			});
 		})();
-		return this.codeChange(name, prepared, { event: "rolled-back", from: version });
+		return this.codeChange(name, prepared, { event: "rolled-back", from: version }, runs);
 	}
 
 	/** Brings a tool from another toolbox or an exported package: same checks as a forge; its version continues ours. */
 	importTool(source: string, metaText: string, takenNames: TakenNames): Promise<Result<Forged>> {
-		const { box } = this;
 		const imported = readImportedTool(source, metaText, takenNames);
 		if (!imported.ok) return Promise.resolve(imported);
 		const { name, meta, hash } = imported.value;
 		const runs = this.candidateRuns();
 		const attempt: Attempt = (previous, dryRun) => {
-			const next = nextVersion(meta, { previous, hash, at: box.now().toISOString() });
+			const next = nextVersion(meta, { previous, hash, at: runs.now().toISOString() });
 			return this.promote(next, source, previous, runs, dryRun);
 		};
-		return this.codeChange(name, attempt, { event: "imported" });
+		return this.codeChange(name, attempt, { event: "imported" }, runs);
 	}
 
 	/**
@@ -120,17 +121,18 @@ export class Changes {
 		name: string | undefined,
 		prepared: Attempt | Promise<Result<Attempt>>,
 		how: { event: "forged" | "rolled-back" | "imported"; from?: number; takeIn?: boolean },
+		runs: CandidateRuns,
 	): Promise<Result<Forged>> {
 		const { box } = this;
 		if (box.readOnly) return Promise.reject(readOnlyError());
 		const ready = Promise.resolve(typeof prepared === "function" ? ok(prepared) : prepared);
-		const unlocked = box.runner.preflightReadsFile
-			? ready
-			: ready.then(
-					async (attempt) =>
-						attempt.ok && attempt.value(name ? await this.previousVersion(name) : undefined, true),
-				);
-		return this.turns.inTurn(name, unlocked, async () => {
+		const unlocked = ready.then(async (attempt) => {
+			if (!attempt.ok || !name) return;
+			// A hand edit not taken in yet is loaded now, so that taking it in under the lock loads nothing.
+			if (how.takeIn) await precheckEdit(box, name);
+			if (!box.runner.preflightReadsFile) await attempt.value(await this.previousVersion(name), true);
+		});
+		const changed = this.turns.inTurn(name, unlocked, async () => {
 			const attempt = await ready;
 			if (!attempt.ok) return attempt;
 			return box.change(async () => {
@@ -142,6 +144,7 @@ export class Changes {
 				return result;
 			});
 		});
+		return changed.finally(() => runs.dispose());
 	}
 
 	/** Removes a tool: its files go (its history stays), and it is no longer offered. */
@@ -203,6 +206,7 @@ export class Changes {
 			store: this.box.store,
 			preflight: runs.preflight,
 			check: runs.check,
+			stage: runs.stage,
 			previous,
 			runTests: runs.runner,
 			dryRun,
@@ -211,7 +215,7 @@ export class Changes {
 
 	/** The candidate's runs of one change: each runs once, whether in the dry run or under the lock. */
 	private candidateRuns(): CandidateRuns {
-		return new CandidateRuns(this.box.runner.preflight, this.testRunner);
+		return new CandidateRuns(this.box.runner.preflight, this.testRunner, this.box.store, this.box.now);
 	}
 
 	/** Runs a change, turning a store failure into an error; counts failed attempts and adds back-off advice. */

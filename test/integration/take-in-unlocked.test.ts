@@ -1,0 +1,63 @@
+// A forge of a tool edited by hand first takes the edit in as a version of its own; the edit's preflight load (its
+// top-level code) runs before the toolbox is locked, like the candidate's: while a slow top level loads, the lock is
+// free and another tool is forged meanwhile. The edit is still recorded, and a broken edit still is.
+import { access, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
+import { toolRequest } from "../helpers/toolbox-fixture.ts";
+
+let box: IsolatedBox | undefined;
+afterEach(async () => {
+	await box?.toolbox.close();
+	await box?.runner.dispose();
+	box = undefined;
+});
+
+const locked = (dir: string) =>
+	access(join(dir, ".forge.lock")).then(
+		() => true,
+		() => false,
+	);
+const message = (result: { ok: boolean; error?: { message: string } }) => (result.ok ? "ok" : result.error?.message);
+
+/** Puts `code` at the top level of the tool's file (a hand edit). */
+async function editTopLevel(box: IsolatedBox, name: string, code: string): Promise<void> {
+	const path = box.toolbox.toolPath(name);
+	const source = await readFile(path, "utf8");
+	await writeFile(path, source.replace("export const metadata", `${code}\nexport const metadata`));
+}
+
+describe("a forge takes a hand edit in with the toolbox unlocked", () => {
+	it("while the edit's slow top level loads, the lock is free and another tool is forged", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { toolbox, dir } = box;
+		expect(message(await toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "edited", "const until = Date.now() + 1500;\nwhile (Date.now() < until) {}");
+		const forge = toolbox.forge(toolRequest("edited", "return params.text.toUpperCase();"), new Map());
+		await new Promise((r) => setTimeout(r, 500));
+		expect(await locked(dir)).toBe(false);
+		const started = performance.now();
+		const other = await toolbox.forge(toolRequest("other", "return 'other';"), new Map());
+		expect(message(other)).toBe("ok");
+		expect(performance.now() - started).toBeLessThan(900); // not behind the edit's remaining second
+		expect(message(await forge)).toBe("ok");
+		const versions = await toolbox.versions("edited");
+		expect(versions.map((v) => [v.version, v.event])).toEqual([
+			[1, "forged"],
+			[2, "edited"],
+			[3, "forged"],
+		]);
+	});
+
+	it("a hand edit that does not load is still recorded as broken before the forge replaces it", async () => {
+		box = await isolatedToolbox();
+		const { toolbox } = box;
+		expect(message(await toolbox.forge(toolRequest("broken-edit", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "broken-edit", 'throw new Error("top level fails");');
+		const result = await toolbox.forge(toolRequest("broken-edit", "return params.text + '!';"), new Map());
+		expect(message(result)).toBe("ok");
+		expect(result.ok && result.value.previous?.editedByHand).toBe(true);
+		expect(toolbox.get("broken-edit")?.version).toBe(2);
+	});
+});
