@@ -1,61 +1,230 @@
-// An HTTP request made in pi's process for a tool kept off the network, once the gate allowed its host.
+// An HTTP request made in pi's process for a tool kept off the network, once the gate allowed its host. It connects to
+// the addresses its host was resolved to and checked (net-target.ts) and to no others: no second lookup, no proxy from
+// the environment, no redirect followed (another host is another capability). Body and time are bounded; the call's
+// end aborts it.
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
+import type { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { NetRequest, NetResult } from "../protocol.ts";
+import { isIPLiteral } from "./net-address.ts";
+import { bareHostname, NOT_PUBLIC, type Resolve, type ResolvedAddress, resolveTarget } from "./net-target.ts";
 
 const NET_TIMEOUT_MS = 30_000;
 /** The code of a brokered request that failed on the way (its cause's fields follow the message's first line). */
 export const FETCH_FAILED = "ERR_FORGE_FETCH_FAILED";
 const MAX_NET_BODY = 10 * 1024 * 1024;
+const MAX_REQUEST_HEADERS = 64 * 1024;
+/** How often a running request looks whether its call has ended. */
+const ALIVE_POLL_MS = 100;
 
-/**
- * Redirects are not followed (another host is another capability); the body is capped; the call's end (`alive`
- * turning false) aborts it.
- */
-export async function makeRequest(request: NetRequest, alive: () => boolean): Promise<NetResult> {
-	const signal = AbortSignal.timeout(NET_TIMEOUT_MS);
-	let response: Response;
-	try {
-		response = await fetch(request.url, {
-			method: request.method,
-			headers: request.headers,
-			...(request.body !== undefined ? { body: Buffer.from(request.body, "base64") } : {}),
-			redirect: "manual",
-			signal,
+export interface NetOptions {
+	/** How a host name is looked up (once per request). */
+	resolve: Resolve;
+	/** The bound on the whole request, from the lookup to the last byte of the body (default 30 s). */
+	timeoutMs?: number;
+}
+
+/** Headers fetch sends when a request does not set them (some APIs refuse a request without a user agent). */
+const FETCH_DEFAULTS: readonly [string, string][] = [
+	["accept", "*/*"],
+	["accept-language", "*"],
+	["sec-fetch-mode", "cors"],
+	["user-agent", "node"],
+	["accept-encoding", "gzip, deflate"],
+];
+/** Headers about the connection, which is pi's: dropped (the length is set from the body). */
+const DROPPED = new Set(["connection", "keep-alive", "content-length"]);
+/** Headers that would change what the connection is or carries: refused. */
+const REFUSED = new Set(["transfer-encoding", "upgrade", "te", "trailer", "expect", "proxy-connection"]);
+
+export async function makeRequest(request: NetRequest, alive: () => boolean, options: NetOptions): Promise<NetResult> {
+	const url = new URL(request.url);
+	if (url.protocol !== "http:" && url.protocol !== "https:")
+		throw Object.assign(new TypeError(`fetch: only http: and https: (${url.protocol})`), {
+			code: "ERR_FORGE_UNSUPPORTED",
 		});
+	if (url.username || url.password)
+		throw Object.assign(new TypeError("fetch: a URL with a user name or password in it cannot be fetched"), {
+			code: "ERR_FORGE_UNSUPPORTED",
+		});
+	const body = request.body === undefined ? undefined : Buffer.from(request.body, "base64");
+	const headers = outgoingHeaders(request.headers, url, body);
+	const timeoutMs = options.timeoutMs ?? NET_TIMEOUT_MS;
+	const stop = new AbortController();
+	const timer = setTimeout(() => stop.abort(timedOut(url, timeoutMs)), timeoutMs);
+	const poll = setInterval(() => {
+		if (!alive()) stop.abort(callOver());
+	}, ALIVE_POLL_MS);
+	timer.unref?.();
+	poll.unref?.();
+	try {
+		const addresses = await untilAborted(resolveTarget(url, options.resolve), stop.signal);
+		const response = await send(url, request.method, headers, body, addresses, stop.signal);
+		const payload = await readBody(response, request.method);
+		const raw = response.rawHeaders;
+		const pairs: [string, string][] = [];
+		for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i]!.toLowerCase(), raw[i + 1]!]);
+		return {
+			status: response.statusCode ?? 0,
+			statusText: response.statusMessage ?? "",
+			headers: pairs,
+			body: payload.toString("base64"),
+			url: request.url,
+		};
 	} catch (error) {
-		// The cause (ECONNREFUSED at an address, ENOTFOUND of a host…) goes back as data: the tool's fetch rethrows it as
-		// fetch would, with the same fields.
-		const cause = (error as { cause?: Record<string, unknown> }).cause ?? {};
-		const fields = Object.fromEntries(
-			["message", "code", "syscall", "address", "port", "hostname"]
-				.map((key) => [key, cause[key]])
-				.filter(([, value]) => typeof value === "string" || typeof value === "number"),
-		);
-		fields.code ??= (error as { name?: string }).name ?? "unknown";
-		throw Object.assign(new Error(`${(error as Error).message}\n${JSON.stringify(fields)}`), { code: FETCH_FAILED });
+		throw wireError(stop.signal.aborted ? stop.signal.reason : error);
+	} finally {
+		clearTimeout(timer);
+		clearInterval(poll);
 	}
+}
+
+/** The request's headers as sent: fetch's defaults where it sets none, the Host the URL names, the body's length. */
+function outgoingHeaders(pairs: readonly [string, string][], url: URL, body: Buffer | undefined): OutgoingHttpHeaders {
+	const headers: OutgoingHttpHeaders = {};
+	let size = 0;
+	for (const [rawName, value] of pairs) {
+		const name = rawName.toLowerCase();
+		size += name.length + value.length + 4;
+		if (name === "host") {
+			if (value.toLowerCase() !== url.host)
+				throw unsupported(
+					`fetch: the Host header (${value.slice(0, 100)}) names another host than the URL (${url.host}); a request goes to the host its URL names, which is the one granted`,
+				);
+			continue;
+		}
+		if (REFUSED.has(name)) throw unsupported(`fetch: a forged tool's request cannot set the ${name} header`);
+		if (!DROPPED.has(name)) headers[name] = value;
+	}
+	if (size > MAX_REQUEST_HEADERS)
+		throw unsupported(`fetch: the request's headers are over ${MAX_REQUEST_HEADERS} bytes`);
+	for (const [name, value] of FETCH_DEFAULTS) headers[name] ??= value;
+	headers.host = url.host;
+	if (body) headers["content-length"] = String(body.length);
+	return headers;
+}
+
+/** Sends the request to the checked addresses: the connection's lookup answers with them, never asking DNS again. */
+function send(
+	url: URL,
+	method: string,
+	headers: OutgoingHttpHeaders,
+	body: Buffer | undefined,
+	addresses: ResolvedAddress[],
+	signal: AbortSignal,
+): Promise<IncomingMessage> {
+	const secure = url.protocol === "https:";
+	const hostname = bareHostname(url);
+	return new Promise((resolve, reject) => {
+		const outgoing = (secure ? httpsRequest : httpRequest)({
+			host: hostname,
+			port: Number(url.port) || (secure ? 443 : 80),
+			path: `${url.pathname}${url.search}`,
+			method,
+			headers,
+			// A connection of its own: not pi's global agent, which may send it through a proxy from the environment.
+			agent: false,
+			lookup: pinnedLookup(addresses),
+			signal,
+			// TLS verifies the certificate against the host name the URL names.
+			...(secure && !isIPLiteral(hostname) ? { servername: hostname.replace(/\.$/, "") } : {}),
+		});
+		outgoing.on("response", resolve);
+		outgoing.on("error", reject);
+		outgoing.end(body);
+	});
+}
+
+function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+	return (hostname, options, callback) => {
+		const fitting = addresses.filter((a) => !options.family || a.family === options.family);
+		if (fitting.length === 0) {
+			const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
+				code: "ENOTFOUND",
+				syscall: "getaddrinfo",
+				hostname,
+			});
+			callback(error, "", 0);
+		} else if (options.all) callback(null, fitting);
+		else callback(null, fitting[0]!.address, fitting[0]!.family);
+	};
+}
+
+/** The body, decoded as fetch decodes it (gzip, deflate, br), up to MAX_NET_BODY bytes. */
+async function readBody(response: IncomingMessage, method: string): Promise<Buffer> {
+	const status = response.statusCode ?? 0;
+	const decoders = method === "HEAD" || status === 204 || status === 304 ? [] : decodersFor(response.headers);
 	const chunks: Buffer[] = [];
 	let size = 0;
-	if (response.body) {
-		for await (const chunk of response.body) {
+	const collect = async (source: AsyncIterable<Buffer>) => {
+		for await (const chunk of source) {
 			size += chunk.byteLength;
-			if (size > MAX_NET_BODY || !alive()) {
-				await response.body.cancel().catch(() => undefined);
-				if (!alive())
-					throw Object.assign(new Error("the call ended while its request was running"), {
-						code: "ERR_FORGE_CALL_OVER",
-					});
+			if (size > MAX_NET_BODY)
 				throw Object.assign(new Error(`fetch: the response body is over ${MAX_NET_BODY} bytes`), {
 					code: "ERR_FORGE_TOO_LARGE",
 				});
-			}
-			chunks.push(Buffer.from(chunk));
+			chunks.push(chunk);
 		}
-	}
-	return {
-		status: response.status,
-		statusText: response.statusText,
-		headers: [...response.headers],
-		body: Buffer.concat(chunks).toString("base64"),
-		url: request.url,
 	};
+	// The request's signal ends the response too (its end or the call's end); the pipeline's stages go with it.
+	await (pipeline as unknown as (...stages: unknown[]) => Promise<void>)(response, ...decoders, collect);
+	return Buffer.concat(chunks);
+}
+
+function decodersFor(headers: IncomingMessage["headers"]): Transform[] {
+	const codings = (headers["content-encoding"] ?? "")
+		.split(",")
+		.map((coding) => coding.trim().toLowerCase())
+		.filter((coding) => coding && coding !== "identity");
+	const lenient = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+	const make: Record<string, () => Transform> = {
+		gzip: () => createGunzip(lenient),
+		"x-gzip": () => createGunzip(lenient),
+		deflate: () => createInflate(lenient),
+		br: () => createBrotliDecompress(),
+	};
+	// A coding fetch does not know leaves the body as it came.
+	if (!codings.every((coding) => coding in make)) return [];
+	return codings.reverse().map((coding) => make[coding]!());
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = () => reject(signal.reason);
+		signal.addEventListener("abort", onAbort, { once: true });
+		work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+	});
+}
+
+/** What crosses to the tool: a refusal or a limit as itself; a failure on the way as fetch's, with its cause's fields. */
+function wireError(error: unknown): unknown {
+	const code = (error as { code?: unknown })?.code;
+	if (code === "ERR_FORGE_CALL_OVER" || code === "ERR_FORGE_TOO_LARGE" || code === "ERR_FORGE_UNSUPPORTED")
+		return error;
+	const source = error as Record<string, unknown>;
+	const fields = Object.fromEntries(
+		["message", "code", "syscall", "address", "port", "hostname"]
+			.map((key) => [key, source?.[key]])
+			.filter(([, value]) => typeof value === "string" || typeof value === "number"),
+	);
+	fields.code ??= (error as { name?: string })?.name ?? "unknown";
+	const message = code === NOT_PUBLIC || code === "ETIMEDOUT" ? (error as Error).message : "fetch failed";
+	return Object.assign(new Error(`${message}\n${JSON.stringify(fields)}`), { code: FETCH_FAILED });
+}
+
+function timedOut(url: URL, ms: number): Error {
+	return Object.assign(new Error(`fetch: ${url.host} did not answer in full within ${ms / 1000} s`), {
+		code: "ETIMEDOUT",
+	});
+}
+
+function callOver(): Error {
+	return Object.assign(new Error("the call ended while its request was running"), { code: "ERR_FORGE_CALL_OVER" });
+}
+
+function unsupported(message: string): Error {
+	return Object.assign(new TypeError(message), { code: "ERR_FORGE_UNSUPPORTED" });
 }

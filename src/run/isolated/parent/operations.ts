@@ -1,5 +1,6 @@
 // The effects the broker has on the machine, behind one interface: file operations, commands, HTTP requests, and
 // the two looks at the disk its checks need. `nodeOperations` does them with Node; a test may pass its own.
+import { lookup } from "node:dns/promises";
 import * as fsPromises from "node:fs/promises";
 import type { EncodedDirents, EncodedStats } from "../fs-ops.ts";
 import type { ExecRequest, ExecResult, FsRequest, NetRequest, NetResult } from "../protocol.ts";
@@ -7,11 +8,13 @@ import { anchoredFs } from "./anchored-fs.ts";
 import { anchoredFsAvailable } from "./anchors.ts";
 import { type CommandSetting, runCommand } from "./exec-command.ts";
 import { makeRequest } from "./net-request.ts";
+import type { Resolve } from "./net-target.ts";
 
 export interface BrokerOperations {
 	/** Runs an `fs/promises` function on paths already checked; what it returns comes back encoded for the wire. */
 	fs(request: FsRequest, unreadable: readonly string[]): Promise<unknown>;
 	exec(request: ExecRequest, setting: CommandSetting): Promise<ExecResult>;
+	/** An HTTP request to the checked addresses of its host (net-request.ts); the request ends when `alive` turns false. */
 	fetch(request: NetRequest, alive: () => boolean): Promise<NetResult>;
 	/** The real path of an existing path (throws as fs.realpath does). */
 	realpath(path: string): Promise<string>;
@@ -30,7 +33,7 @@ export const nodeOperations: BrokerOperations = {
 					),
 		),
 	exec: runCommand,
-	fetch: makeRequest,
+	fetch: (request, alive) => makeRequest(request, alive, { resolve: systemResolve }),
 	realpath: (path) => fsPromises.realpath(path),
 	isFolder: (path) =>
 		fsPromises.stat(path).then(
@@ -38,6 +41,10 @@ export const nodeOperations: BrokerOperations = {
 			() => false,
 		),
 };
+
+/** Every address the system's resolver has for a host name (as a connection would look it up). */
+export const systemResolve: Resolve = async (hostname) =>
+	(await lookup(hostname, { all: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 /**
  * The arguments pi's process runs an operation with where operations cannot be anchored (no /proc: not Linux). A
