@@ -21,6 +21,7 @@ import {
 	discardStaged,
 	recoverStaging,
 	type StagedTool,
+	stagedIntact,
 	stageTool,
 } from "./transaction.ts";
 
@@ -155,6 +156,11 @@ export class ToolboxStore {
 
 	stage(name: string, source: string, metaText: string): Promise<StagedTool> {
 		return stageTool(this.dir, name, source, metaText);
+	}
+
+	/** Whether a pair staged earlier is still whole and uncommitted, to be promoted as it is. */
+	intact(staged: StagedTool): Promise<boolean> {
+		return stagedIntact(staged);
 	}
 
 	discard(staged: StagedTool): Promise<void> {

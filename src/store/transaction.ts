@@ -57,6 +57,16 @@ export async function stageTool(
 	return { name, dir, tsPath, jsonPath, synced };
 }
 
+/** Whether a staged pair is still whole on disk (a recovery under another process's lock removes one not committed). */
+export async function stagedIntact(staged: StagedTool): Promise<boolean> {
+	try {
+		const [ts, json] = await Promise.all([lstat(staged.tsPath), lstat(staged.jsonPath)]);
+		return ts.isFile() && json.isFile() && !(await readOperation(staged.dir));
+	} catch {
+		return false;
+	}
+}
+
 /** Makes a staged pair live; the current pair (if any) becomes the `.bak` pair in the same commit. */
 export async function commitPromote(toolboxDir: string, staged: StagedTool): Promise<{ backedUp: boolean }> {
 	const { name, dir } = staged;

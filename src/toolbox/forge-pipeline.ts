@@ -21,7 +21,7 @@ import type { CompiledCode } from "../forge/transpile.ts";
 import { controlCharacter } from "../policy/terminal-text.ts";
 import { validateParametersSchema } from "../schema/parameters-schema.ts";
 import { findSecrets, secretRefusal } from "../security/secrets.ts";
-import type { PromoteResult, ToolboxStore } from "../store/toolbox-store.ts";
+import type { PromoteResult, StagedTool, ToolboxStore } from "../store/toolbox-store.ts";
 import { nextVersion } from "./next-version.ts";
 
 export interface ForgeRequest {
@@ -57,6 +57,11 @@ export interface PipelineDeps {
 	dryRun?: boolean;
 	/** The source checks (transpile, imports); default checkSource. A change that runs twice passes a remembering one. */
 	check?: typeof checkSource;
+	/**
+	 * Writes the candidate's pair to a staging folder; default the store's. A change that runs twice passes a
+	 * remembering one, which the dry run calls too (`early`), so the pair is on disk before the lock.
+	 */
+	stage?: (tool: string, source: string, metaText: string, early?: boolean) => Promise<StagedTool>;
 }
 
 /** What a dry run ends with when the candidate passed everything it was put through. */
@@ -150,15 +155,19 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 export async function promoteSource(
 	meta: ToolMeta,
 	source: string,
-	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun" | "check">,
+	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun" | "check" | "stage">,
 ): Promise<Result<Forged>> {
 	const tool = meta.name;
 	if (deps.dryRun) {
+		// A remembering stage writes the pair now, while the checks run, for the change under the lock to promote.
+		void deps.stage?.(tool, source, serializeMeta(meta), true).catch(() => undefined);
 		const checked = await checkCandidate(meta, source, Promise.resolve(deps.store.tsPath(tool)), deps);
 		return checked.ok ? fail(DRY_RUN) : checked;
 	}
 	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.
-	const staging = deps.store.stage(tool, source, serializeMeta(meta));
+	const staging = deps.stage
+		? deps.stage(tool, source, serializeMeta(meta))
+		: deps.store.stage(tool, source, serializeMeta(meta));
 	const stagedPath = staging.then((staged) => staged.tsPath);
 	// A failed staging is thrown below (in `finally`), not left unhandled when the checks fail first.
 	stagedPath.catch(() => undefined);

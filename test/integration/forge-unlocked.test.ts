@@ -1,9 +1,11 @@
 // A forge runs its candidate's code — the preflight load and the tests — before it locks the toolbox: while a slow
 // test runs, the lock is free (another process could change the toolbox), another tool is forged and called, and the
-// forges of one name still land in the order they were made.
-import { access } from "node:fs/promises";
+// forges of one name still land in the order they were made. The dry run stages the candidate's pair too, and the change
+// under the lock promotes it unless it is gone or no longer the pair to promote.
+import { access, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ToolboxStore } from "../../src/store/toolbox-store.ts";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
 
@@ -64,5 +66,65 @@ describe("a forge's tests run with the toolbox unlocked", () => {
 		expect(result.ok).toBe(false);
 		expect(!result.ok && result.error.phase).toBe("tests");
 		expect(toolbox.get("wrong")).toBeUndefined();
+	});
+});
+
+describe("the dry run stages the candidate's pair, and the change under the lock promotes that pair", () => {
+	const staging = (dir: string) => join(dir, ".staging");
+	const stagedPairs = async (dir: string) => (await readdir(staging(dir)).catch(() => [] as string[])).length;
+
+	it("a forge writes its pair once, before the lock, and leaves no staging folder", async () => {
+		box = await isolatedToolbox();
+		const order: string[] = [];
+		const { stage: realStage, locked: realLocked } = ToolboxStore.prototype;
+		const stage = vi.spyOn(ToolboxStore.prototype, "stage").mockImplementation(function (
+			this: ToolboxStore,
+			...args
+		) {
+			order.push("stage");
+			return realStage.apply(this, args);
+		});
+		const lock = vi.spyOn(ToolboxStore.prototype, "locked").mockImplementation(function (this: ToolboxStore, fn) {
+			order.push("lock");
+			return realLocked.call(this, fn);
+		});
+		try {
+			const result = await box.toolbox.forge(toolRequest("once", "return params.text;"), new Map());
+			expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+			expect(order).toEqual(["stage", "lock"]);
+			expect(await box.toolbox.readSource("once")).toContain("return params.text;");
+			expect(await stagedPairs(box.dir)).toBe(0);
+		} finally {
+			stage.mockRestore();
+			lock.mockRestore();
+		}
+	});
+
+	it("a pair removed before the lock (another process's recovery) is staged again, and the forge lands", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { toolbox, dir } = box;
+		const forged = toolbox.forge(toolRequest("restaged", slow(700), { tests: SLOW_TEST }), new Map());
+		// The dry run's test is running: its pair is on disk by now.
+		await vi.waitFor(async () => expect(await stagedPairs(dir)).toBe(1), { timeout: 2000, interval: 20 });
+		await rm(staging(dir), { recursive: true, force: true });
+		const result = await forged;
+		expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
+		expect(await toolbox.readSource("restaged")).toContain("setTimeout");
+		expect(await readFile(join(dir, "forge-restaged.json"), "utf8")).toContain('"version": 1');
+		expect(await stagedPairs(dir)).toBe(0);
+	});
+
+	it("a pair the lock cannot use (the tool changed meanwhile) and a failed candidate's pair are discarded", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { toolbox, dir } = box;
+		// The second forge's dry run numbers it v1; by its turn the first has made v1, so it lands as v2 from a new pair.
+		const first = toolbox.forge(toolRequest("moving", slow(500), { tests: SLOW_TEST }), new Map());
+		const second = toolbox.forge(toolRequest("moving", "return params.text;"), new Map());
+		const failed = toolbox.forge(toolRequest("broken", "return 'no';", { tests: SLOW_TEST }), new Map());
+		const [a, b, c] = await Promise.all([first, second, failed]);
+		expect([a.ok, b.ok, c.ok]).toEqual([true, true, false]);
+		expect(b.ok && b.value.meta.version).toBe(2);
+		expect(await stagedPairs(dir)).toBe(0);
+		await expect(access(staging(dir))).rejects.toThrow();
 	});
 });
