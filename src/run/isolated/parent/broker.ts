@@ -16,6 +16,7 @@ import type { Capability } from "./capability.ts";
 import { type BrokerOperations, nodeOperations } from "./operations.ts";
 import type { SandboxStatus } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
+import { openPlaceholderRecords } from "./placeholders.ts";
 import type { GateCall, PolicyGate } from "./policy-gate.ts";
 
 export interface BrokerSettings {
@@ -29,6 +30,8 @@ export interface BrokerSettings {
 	commandEnv: Record<string, string>;
 	/** Real paths of files no tool may read, by any operation (the toolbox's health file and audit log). */
 	unreadable?: readonly string[];
+	/** The runner's runtime dir (no tool can write it): the placeholders of running commands are recorded in it. */
+	runtimeDir?: string;
 	/** The effects (default: Node's). */
 	operations?: BrokerOperations;
 }
@@ -53,9 +56,12 @@ export class Broker {
 	private fsQueue: Promise<unknown> = Promise.resolve();
 	private sandbox: SandboxStatus = { kind: "none", reason: "not yet looked for" };
 	private readonly operations: BrokerOperations;
+	/** Where running commands' placeholders are recorded; what a pi killed hard left is removed here, at start. */
+	private readonly placeholderRecords: string | undefined;
 
 	constructor(private readonly settings: BrokerSettings) {
 		this.operations = settings.operations ?? nodeOperations;
+		this.placeholderRecords = settings.runtimeDir ? openPlaceholderRecords(settings.runtimeDir) : undefined;
 	}
 
 	/** Commands a tool was granted run in this OS sandbox from now on. */
@@ -233,6 +239,7 @@ export class Broker {
 					// The tool's private temp dir is its commands' too.
 					env: call.tempDir ? { ...settings.commandEnv, TMPDIR: call.tempDir } : settings.commandEnv,
 					children: call.children,
+					...(this.placeholderRecords ? { recordDir: this.placeholderRecords } : {}),
 				});
 			case "env":
 				return typeof settings.env[request.name] === "string" ? settings.env[request.name] : undefined;

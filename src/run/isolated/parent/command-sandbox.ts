@@ -1,14 +1,18 @@
-// What a granted command sees in the OS sandbox, beyond the project and the temp dir being writable: the user's home
-// hidden (but for what the command runs from), the toolbox's health file and audit log hidden, and a protected
-// location that does not exist yet held by an empty read-only folder, so the command cannot create it (`.git`,
-// `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
-// removed when the last command that holds them ends; one whose folder is absent too (`.vscode/tasks.json`) cannot be
-// held, and is removed after the command if it made it.
-import { lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, delimiter, dirname, join } from "node:path";
+// What a granted command sees in the OS sandbox, beyond the project and its own temp dir being writable: the user's
+// home and the shared temp dirs (/tmp, /var/tmp, the OS temp dir) hidden, but for what the command runs from
+// (command-visible.ts); the toolbox's health file and audit log hidden; protected names found deeper in the project
+// before it ran (`sub/.git`, `docs/AGENTS.md`) bound read-only; and a protected location that does not exist yet held
+// by an empty read-only folder, so the command cannot create it (`.git`, `.claude`, `AGENTS.md`). Those placeholders
+// are made by bubblewrap in the real folder while the command runs and removed when the last command that holds them
+// ends (placeholders.ts); one whose folder is absent too (`.vscode/tasks.json`) cannot be held, and is removed after
+// the command if it made it.
+import { lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { visibleIn } from "./command-visible.ts";
 import type { SandboxSpec } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
+import { holdPlaceholders, isHeld, releasePlaceholders } from "./placeholders.ts";
 
 export interface CommandView {
 	/** Real paths: the project and the temp dir. */
@@ -24,13 +28,14 @@ export interface CommandView {
 	/** The folder the command runs in (it stays visible). */
 	cwd?: string;
 	network: boolean;
+	/** Protected names that exist deeper in the writable folders (`sub/.git`): bound read-only. */
+	nested?: readonly string[];
+	/** Where this pi records the placeholders it holds (a folder no tool can write), for a start after a hard kill. */
+	recordDir?: string;
 }
 
 /** Credentials kept in a folder a PATH entry brings back into view (`~/.cargo` for `~/.cargo/bin`): masked there. */
 const CREDENTIALS = ["credentials", "credentials.toml", ".credentials.json", "auth.json", ".npmrc", ".pypirc"];
-
-/** Placeholders made for running commands, by path: how many commands hold each. */
-const placeholders = new Map<string, number>();
 
 /**
  * The sandbox for one command, and `release` to call when it has ended: it removes placeholders no command holds any
@@ -40,26 +45,31 @@ const placeholders = new Map<string, number>();
 export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): string[] } {
 	const home = homedir();
 	const hideHome = !!home && home !== "/" && !view.writable.some((root) => isInside(home, root));
-	const visible = hideHome ? [...new Set(visibleInHome(view, home))] : [];
+	const temps = sharedTempDirs().filter(
+		(dir) => !view.writable.some((root) => isInside(dir, root)) && !(hideHome && isInside(dir, home)),
+	);
+	// Outer folders first: one inside another (a test's HOME in /tmp) is hidden within the outer one's empty folder.
+	const hidden = [...(hideHome ? [home] : []), ...temps].sort((a, b) => a.length - b.length);
+	const visible = [...new Set(hidden.flatMap((dir) => visibleIn(dir, view, home)))];
 	const absent: string[] = [];
 	const present: string[] = [];
 	/** Absent with their folder absent too (`.vscode/tasks.json` without `.vscode`): checked, and undone, afterwards. */
 	const unheld: string[] = [];
 	const shown = [...view.writable, ...visible];
-	for (const path of view.readOnly) {
-		// Out of sight already: binding it read-only would bring it back into the hidden home (pi's keys, the grants).
-		if (hideHome && isInside(path, home) && !shown.some((root) => isInside(path, root))) continue;
-		if (placeholders.has(path) || (!exists(path) && exists(dirname(path)))) absent.push(path);
+	for (const path of [...view.readOnly, ...(view.nested ?? [])]) {
+		// Out of sight already: binding it read-only would bring it back into a hidden folder (pi's keys, the grants).
+		if (hidden.some((dir) => isInside(path, dir)) && !shown.some((root) => isInside(path, root))) continue;
+		if (isHeld(path) || (!exists(path) && exists(dirname(path)))) absent.push(path);
 		else if (!exists(path) && view.writable.some((root) => isInside(path, root))) unheld.push(path);
 		else present.push(path);
 	}
-	const held = absent.filter((path) => view.writable.some((root) => isInside(path, root)));
-	for (const path of held) placeholders.set(path, (placeholders.get(path) ?? 0) + 1);
+	const held = [...new Set(absent.filter((path) => view.writable.some((root) => isInside(path, root))))];
+	holdPlaceholders(held, view.recordDir);
 	const spec: SandboxSpec = {
 		writable: view.writable,
-		readOnly: present,
+		readOnly: [...new Set(present)],
 		network: view.network,
-		...(hideHome ? { hidden: [home], visible } : {}),
+		...(hidden.length ? { hidden, visible } : {}),
 		placeholders: held,
 		masked: maskedFolders(
 			[...view.unreadable, ...visible.flatMap((dir) => CREDENTIALS.map((name) => join(dir, name))).filter(exists)],
@@ -76,32 +86,23 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 			// What no placeholder could hold and the command made anyway is removed (it ran with nothing of it there).
 			const undone = unheld.filter(exists);
 			for (const path of undone) rmSync(path, { recursive: true, force: true });
-			for (const path of held) {
-				const count = (placeholders.get(path) ?? 1) - 1;
-				if (count > 0) {
-					placeholders.set(path, count);
-					continue;
-				}
-				placeholders.delete(path);
-				try {
-					rmdirSync(path); // only an empty folder goes: never what someone put there meanwhile
-				} catch {
-					// not empty, or gone
-				}
-			}
+			releasePlaceholders(held);
 			return undone;
 		},
 	};
 }
 
-/** Inside the home: the PATH folders (a `bin` with its installation beside it), the program's folder. */
-function visibleInHome(view: CommandView, home: string): string[] {
-	const dirs = (view.path ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
-	if (view.program?.startsWith("/")) dirs.push(dirname(view.program));
-	const bins = dirs
-		.filter((dir) => isInside(dir, home) && dir !== home)
-		.map((dir) => (basename(dir) === "bin" && dirname(dir) !== home ? dirname(dir) : dir));
-	return view.cwd && isInside(view.cwd, home) && view.cwd !== home ? [...bins, view.cwd] : bins;
+/** The temp dirs every program shares (real paths of those that exist): hidden from commands but for their own. */
+function sharedTempDirs(): string[] {
+	const dirs = new Set<string>();
+	for (const dir of ["/tmp", "/var/tmp", tmpdir()]) {
+		try {
+			dirs.add(realpathSync(dir));
+		} catch {
+			// not there
+		}
+	}
+	return [...dirs].filter((dir) => dir !== "/");
 }
 
 /**

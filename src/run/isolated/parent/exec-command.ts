@@ -1,11 +1,15 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
-// its time bounded, its whole process group killed when the call ends.
+// its time, processes and memory bounded, its whole process group killed when the call ends, and the protected names
+// it made below the top of the project removed afterwards (protected-scan.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
+import { type CommandLimits, defaultCommandLimits, limited, watchProcesses } from "./command-limits.ts";
 import { commandSandbox } from "./command-sandbox.ts";
-import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { limitSupport, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { heldNow } from "./placeholders.ts";
 import { approvedFiles } from "./program-content.ts";
+import { type ProtectedScan, protectedNamesAt, removeNew, scanProtected } from "./protected-scan.ts";
 
 /** A command as the broker hands it over: `programDigest`, the content of the program that was approved. */
 export type ApprovedExec = ExecRequest & { programDigest?: string };
@@ -28,6 +32,10 @@ export interface CommandSetting {
 	env: Record<string, string>;
 	/** The call's commands: this one joins them while it runs, and is killed with them. */
 	children: Set<ChildProcess>;
+	/** Processes and memory (in the OS sandbox); defaultCommandLimits() when not given. */
+	limits?: CommandLimits;
+	/** A folder no tool can write where pi records the placeholders it holds (see placeholders.ts). */
+	recordDir?: string;
 }
 
 /**
@@ -46,6 +54,11 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		: [];
 	if (!approved) return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
 	const pinned = sandbox.kind === "bubblewrap" ? approved.filter((file) => file.bytes.length > 0) : [];
+	// Protected names below the top of the project: those there now are bound read-only, those the command makes go.
+	const scanRoots =
+		sandbox.kind === "bubblewrap" ? setting.writable.filter((root) => root !== setting.env.TMPDIR) : [];
+	const names = protectedNamesAt(setting.cwd, setting.readOnly);
+	const before = scanRoots.length ? await scanProtected(scanRoots, names) : undefined;
 	const view =
 		sandbox.kind === "bubblewrap"
 			? commandSandbox({
@@ -56,15 +69,25 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					path: request.env?.PATH ?? setting.env.PATH,
 					cwd,
 					...(request.shell ? {} : { program: request.file }),
+					nested: before ? [...before.paths] : [],
+					...(setting.recordDir ? { recordDir: setting.recordDir } : {}),
 				})
 			: undefined;
 	const shellLine = [request.file, ...request.args].join(" ");
+	const limits = setting.limits ?? defaultCommandLimits();
+	const support = limitSupport(sandbox);
+	const inner = limited(
+		support,
+		limits,
+		request.shell ? "/bin/sh" : request.file,
+		request.shell ? ["-c", shellLine] : request.args,
+	);
 	const { command, args } = view
 		? sandboxed(
 				sandbox,
 				{ ...view.spec, pinned: pinned.map((file, i) => ({ path: file.path, fd: FIRST_PINNED_FD + i })) },
-				request.shell ? "/bin/sh" : request.file,
-				request.shell ? ["-c", shellLine] : request.args,
+				inner.command,
+				inner.args,
 			)
 		: { command: request.file, args: request.args };
 	return new Promise((resolve) => {
@@ -81,6 +104,13 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 			bytes.end(file.bytes);
 		});
 		setting.children.add(child);
+		const unwatch =
+			view && support.watch && child.pid
+				? watchProcesses(child.pid, limits.processes, () => {
+						error ??= tooManyProcesses(limits.processes);
+						killGroup(child);
+					})
+				: () => undefined;
 		let stdout = "";
 		let stderr = "";
 		let error: string | undefined;
@@ -113,15 +143,50 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		child.on("error", (spawnError) => {
 			error ??= spawnError.message;
 		});
-		child.on("close", (status, signal) => {
+		child.on("close", async (status, signal) => {
 			clearTimeout(timer);
-			const undone = view?.release() ?? [];
+			unwatch();
+			const made = before
+				? await madeBelow(before, scanRoots, names, setting.recordDir).catch(() => ({
+						removed: [],
+						note: UNCHECKED,
+					}))
+				: { removed: [] };
+			const undone = [...(view?.release() ?? []), ...made.removed];
 			if (undone.length) error ??= madeProtected(undone);
+			// Said, not failed: the command did nothing wrong that is known.
+			if (made.note) stderr += `${stderr && !stderr.endsWith("\n") ? "\n" : ""}agent-forge: ${made.note}\n`;
 			setting.children.delete(child);
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});
 	});
 }
+
+/**
+ * The protected names the command made below the top of the project, removed; when the project was too big to walk
+ * whole before, nothing is removed (a name past the walk's end could be one that was there) and the note says so.
+ */
+async function madeBelow(
+	before: ProtectedScan,
+	roots: string[],
+	names: Parameters<typeof scanProtected>[1],
+	recordDir: string | undefined,
+): Promise<{ removed: string[]; note?: string }> {
+	if (!before.complete) return { removed: [], note: TOO_BIG };
+	const after = await scanProtected(roots, names);
+	if (!after.complete) return { removed: [], note: TOO_BIG };
+	// The placeholders of commands still running (this one's are released after this) are not what a command made.
+	return { removed: await removeNew(before, after, heldNow(recordDir)) };
+}
+
+const TOO_BIG =
+	"the project has too many files to check all of them for protected names the command made (.git, AGENTS.md below its top); none were removed.";
+
+const UNCHECKED =
+	"the project could not be checked for protected names the command made (.git, AGENTS.md below its top).";
+
+const tooManyProcesses = (limit: number) =>
+	`the command had more than ${limit} processes and threads at once (a granted command's limit); it was stopped.`;
 
 /** The first descriptor bubblewrap reads an approved file's bytes from (one per file). */
 const FIRST_PINNED_FD = 3;

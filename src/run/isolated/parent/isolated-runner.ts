@@ -64,6 +64,7 @@ export class IsolatedRunner implements Runner {
 			env: config.env,
 			commandEnv: config.safeEnv,
 			unreadable,
+			runtimeDir: options.runtimeDir,
 		});
 		this.host = new HostSupervisor({
 			config,

@@ -4,10 +4,22 @@
 // temp dir writable except the protected locations in them, bound read-only (the kernel refuses those writes, so no
 // race between a check and a write can reach them). Where bubblewrap is missing or cannot make its namespaces
 // (containers that forbid them, macOS, Windows), the sandbox is reported as unavailable and the Node layer stands alone.
+// A granted command is limited in processes and memory too, where util-linux's prlimit is there (command-limits.ts).
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { defaultCommandLimits, describeLimits, type LimitSupport } from "./command-limits.ts";
 
-export type SandboxStatus = { kind: "bubblewrap"; path: string; version: string } | { kind: "none"; reason: string };
+export type SandboxStatus =
+	| {
+			kind: "bubblewrap";
+			path: string;
+			version: string;
+			/** util-linux's prlimit, which sets a granted command's limits inside the sandbox (command-limits.ts). */
+			prlimit?: string;
+			/** pi runs as root: the kernel does not apply a process limit to it, so pi watches the count. */
+			root?: boolean;
+	  }
+	| { kind: "none"; reason: string };
 
 export interface SandboxSpec {
 	/** Folders bound read-write (everything else is read-only). */
@@ -29,6 +41,7 @@ export interface SandboxSpec {
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
+const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/local/bin/prlimit"];
 
 /**
  * Whether bubblewrap can sandbox here: found, and able to make the namespaces a sandbox needs (a trial run).
@@ -54,7 +67,14 @@ export async function detectSandbox(
 			reason: `bubblewrap cannot make its namespaces here (${trial.detail}); unprivileged user namespaces may be disabled`,
 		};
 	const version = await run(path, ["--version"]);
-	return { kind: "bubblewrap", path, version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown" };
+	const prlimit = PRLIMIT.find((candidate) => existsSync(candidate));
+	return {
+		kind: "bubblewrap",
+		path,
+		version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown",
+		...(prlimit ? { prlimit } : {}),
+		root: process.getuid?.() === 0,
+	};
 }
 
 /** bubblewrap's arguments for `spec`, up to (not including) the `--` before the command. */
@@ -91,11 +111,17 @@ export function sandboxed(
 	return { command: status.path, args: [...bwrapArgs(spec), "--", command, ...args] };
 }
 
-/** One line for a person: what confines forged tools here. */
+/** One line for a person: what confines forged tools here, and how granted commands are limited. */
 export function describeSandbox(status: SandboxStatus): string {
 	return status.kind === "bubblewrap"
-		? `OS sandbox: bubblewrap ${status.version} (kernel-enforced; Node's permission model inside it)`
+		? `OS sandbox: bubblewrap ${status.version} (kernel-enforced; Node's permission model inside it). ${describeLimits(limitSupport(status), defaultCommandLimits())}`
 		: `No OS sandbox: ${status.reason}. Forged tools are confined by Node's permission model and the broker only.`;
+}
+
+/** How a granted command's limits are kept in this sandbox. */
+export function limitSupport(status: SandboxStatus): LimitSupport {
+	if (status.kind !== "bubblewrap") return { watch: false };
+	return { ...(status.prlimit ? { prlimit: status.prlimit } : {}), watch: !!status.root || !status.prlimit };
 }
 
 function run(file: string, args: string[]): Promise<{ ok: boolean; detail: string }> {

@@ -1,0 +1,85 @@
+// Protected names below the top of a granted command's writable folders (`sub/.git`, `docs/AGENTS.md`,
+// `a/.pi/extensions/x.ts`): the kernel has no rule by name, so the folders are walked before the command (what exists
+// is bound read-only) and after it (what it made is removed, and the tool is told). The walk reads folders only —
+// one readdir each, no stat — does not go into a protected folder it found, nor into `node_modules` (a package
+// manager's tree, run by npm scripts whatever names are in it), and stops after MAX_ENTRIES entries, saying so. The
+// names are the policy's own: those of the protected paths at the top of the project (`.git`, `AGENTS.md`,
+// `.vscode/tasks.json`), which the policy lists for every folder.
+import type { Dirent } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
+import { basename, join, relative, sep } from "node:path";
+import { isInside } from "./paths.ts";
+
+/** The most entries one walk looks at (a project of ~20k files is walked in full). */
+export const MAX_ENTRIES = 200_000;
+
+const SKIPPED: ReadonlySet<string> = new Set(["node_modules"]);
+
+/** Names protected wherever they are (`.git`, `agents.md`), and those protected inside a folder (`.vscode/tasks.json`). */
+export interface ProtectedNames {
+	single: Set<string>;
+	inFolder: Map<string, Set<string>>;
+}
+
+/** The names of the protected paths one or two levels below `root` (compared without case). */
+export function protectedNamesAt(root: string, protectedPaths: readonly string[]): ProtectedNames {
+	const single = new Set<string>();
+	const inFolder = new Map<string, Set<string>>();
+	for (const path of protectedPaths) {
+		if (!isInside(path, root) || path === root) continue;
+		const parts = relative(root, path)
+			.split(sep)
+			.map((part) => part.toLowerCase());
+		if (parts.length === 1) single.add(parts[0]!);
+		else if (parts.length === 2) inFolder.set(parts[0]!, new Set([...(inFolder.get(parts[0]!) ?? []), parts[1]!]));
+	}
+	return { single, inFolder };
+}
+
+export interface ProtectedScan {
+	/** Paths with a protected name (folders are not walked into). */
+	paths: Set<string>;
+	/** False when the walk stopped at MAX_ENTRIES. */
+	complete: boolean;
+}
+
+/** The protected names in `roots` and below them (the roots' own top level included). */
+export async function scanProtected(
+	roots: readonly string[],
+	names: ProtectedNames,
+	maxEntries = MAX_ENTRIES,
+): Promise<ProtectedScan> {
+	const { single, inFolder } = names;
+	const paths = new Set<string>();
+	const queue = [...roots];
+	let seen = 0;
+	while (queue.length) {
+		const dir = queue.pop()!;
+		let entries: Dirent[];
+		try {
+			entries = await readdir(dir, { withFileTypes: true });
+		} catch {
+			continue; // gone, or not a folder we may read
+		}
+		const within = inFolder.get(basename(dir).toLowerCase());
+		for (const entry of entries) {
+			if (++seen > maxEntries) return { paths, complete: false };
+			const name = entry.name.toLowerCase();
+			const path = join(dir, entry.name);
+			if (single.has(name) || within?.has(name)) paths.add(path);
+			else if (entry.isDirectory() && !SKIPPED.has(name)) queue.push(path);
+		}
+	}
+	return { paths, complete: true };
+}
+
+/** What `after` found that `before` did not, but for `kept` (placeholders held now): removed, and returned. */
+export async function removeNew(
+	before: ProtectedScan,
+	after: ProtectedScan,
+	kept: ReadonlySet<string>,
+): Promise<string[]> {
+	const made = [...after.paths].filter((path) => !before.paths.has(path) && !kept.has(path)).sort();
+	for (const path of made) await rm(path, { recursive: true, force: true }).catch(() => undefined);
+	return made;
+}
