@@ -1,7 +1,7 @@
 // Protected names below the top of a granted command's writable folders (`sub/.git`, `docs/AGENTS.md`,
 // `a/.pi/extensions/x.ts`): the kernel has no rule by name, so the folders are walked before the command (what exists
 // is bound read-only) and after it (what it made is removed, and the tool is told). The walk reads folders only —
-// one readdir each, no stat — does not go into a protected folder it found, nor into `node_modules` (a package
+// one readdir each, several at once, no stat — does not go into a protected folder it found, nor into `node_modules` (a package
 // manager's tree, run by npm scripts whatever names are in it), and stops after MAX_ENTRIES entries, saying so. The
 // names are the policy's own: those of the protected paths at the top of the project (`.git`, `AGENTS.md`,
 // `.vscode/tasks.json`), which the policy lists for every folder.
@@ -51,26 +51,34 @@ export async function scanProtected(
 ): Promise<ProtectedScan> {
 	const { single, inFolder } = names;
 	const paths = new Set<string>();
-	const queue = [...roots];
 	let seen = 0;
-	while (queue.length) {
-		const dir = queue.pop()!;
-		let entries: Dirent[];
-		try {
-			entries = await readdir(dir, { withFileTypes: true });
-		} catch {
-			continue; // gone, or not a folder we may read
+	let level = [...roots];
+	while (level.length) {
+		const next: string[] = [];
+		for (let i = 0; i < level.length; i += PARALLEL) {
+			const listed = await Promise.all(level.slice(i, i + PARALLEL).map(list));
+			for (const { dir, entries } of listed) {
+				const within = inFolder.get(basename(dir).toLowerCase());
+				for (const entry of entries) {
+					if (++seen > maxEntries) return { paths, complete: false };
+					const name = entry.name.toLowerCase();
+					const path = join(dir, entry.name);
+					if (single.has(name) || within?.has(name)) paths.add(path);
+					else if (entry.isDirectory() && !SKIPPED.has(name)) next.push(path);
+				}
+			}
 		}
-		const within = inFolder.get(basename(dir).toLowerCase());
-		for (const entry of entries) {
-			if (++seen > maxEntries) return { paths, complete: false };
-			const name = entry.name.toLowerCase();
-			const path = join(dir, entry.name);
-			if (single.has(name) || within?.has(name)) paths.add(path);
-			else if (entry.isDirectory() && !SKIPPED.has(name)) queue.push(path);
-		}
+		level = next;
 	}
 	return { paths, complete: true };
+}
+
+/** Folders read at once (a level of the tree at a time, so pi's thread is never held for a whole walk). */
+const PARALLEL = 16;
+
+async function list(dir: string): Promise<{ dir: string; entries: Dirent[] }> {
+	// A folder gone meanwhile, or one we may not read, has nothing in it to check.
+	return { dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => []) };
 }
 
 /** What `after` found that `before` did not, but for `kept` (placeholders held now): removed, and returned. */
