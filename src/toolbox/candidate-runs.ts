@@ -1,8 +1,9 @@
 // The tool code a change of a tool's code (a forge, a roll-back, an import) runs — a candidate's preflight load and its
 // tests — run once, before the toolbox is locked: the change then runs under the lock with these remembered results,
 // so no forged code runs while the lock is held (other changes, re-checks, other processes and calls a tool makes of
-// other tools go on meanwhile). A candidate that differs under the lock (a forge that keeps the tests of a previous
-// version changed in between) runs there, as it always did.
+// other tools go on meanwhile). Under the lock (`locked`), a run that was not made before is refused: a candidate
+// that differs by then (a forge that keeps the tests of a previous version changed in between) lets the lock go and
+// runs unlocked first.
 import type { Result } from "../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import type { TestVerdict } from "../contract/tool-tests.ts";
@@ -10,7 +11,16 @@ import { checkSource } from "../forge/check-source.ts";
 import type { StagedTool, ToolboxStore } from "../store/toolbox-store.ts";
 import type { TestRunner } from "./forge-pipeline.ts";
 
+/** A run asked for under the lock that the unlocked run did not make: the change lets the lock go and makes it first. */
+export class NotRunBeforeLock extends Error {
+	constructor(tool: string) {
+		super(`'${tool}' changed after its code ran unlocked: it runs again before the toolbox is locked.`);
+	}
+}
+
 export class CandidateRuns {
+	/** Set while the change holds the lock: a preflight or a test not run before is not run then (NotRunBeforeLock). */
+	locked = false;
 	private readonly checks = new Map<string, ReturnType<typeof checkSource>>();
 	private readonly preflights = new Map<string, Promise<Result<ModuleShape>>>();
 	private readonly tests = new Map<string, Promise<TestVerdict[]>>();
@@ -62,24 +72,29 @@ export class CandidateRuns {
 
 	/** The runner's preflight, once per tool and compiled code (a runner whose preflight reads the file gets no run before the lock). */
 	readonly preflight: PreflightLoader = (path, code, tool, file, map) =>
-		remember(this.preflights, `${tool}\0${code}`, () => this.load(path, code, tool, file, map));
+		this.remember(this.preflights, `${tool}\0${code}`, tool, () => this.load(path, code, tool, file, map));
 
 	/** The source checks (transpile, imports), once per source. */
-	readonly check: typeof checkSource = (source, file) =>
-		remember(this.checks, `${file}\0${source}`, () => checkSource(source, file));
+	readonly check: typeof checkSource = (source, file) => {
+		const key = `${file}\0${source}`;
+		const checked = this.checks.get(key) ?? checkSource(source, file);
+		this.checks.set(key, checked);
+		return checked;
+	};
 
 	/** The candidate's tests, once per compiled code, tests and parameters. */
 	readonly runner: TestRunner = (code, meta, signal) =>
-		remember(this.tests, `${code.code}\0${JSON.stringify([meta.tests, meta.parameters])}`, () =>
+		this.remember(this.tests, `${code.code}\0${JSON.stringify([meta.tests, meta.parameters])}`, meta.name, () =>
 			this.runTests(code, meta, signal),
 		);
-}
 
-function remember<T>(memo: Map<string, Promise<T>>, key: string, run: () => Promise<T>): Promise<T> {
-	let pending = memo.get(key);
-	if (!pending) {
-		pending = run();
-		memo.set(key, pending);
+	private remember<T>(memo: Map<string, Promise<T>>, key: string, tool: string, run: () => Promise<T>): Promise<T> {
+		let pending = memo.get(key);
+		if (!pending) {
+			if (this.locked) return Promise.reject(new NotRunBeforeLock(tool));
+			pending = run();
+			memo.set(key, pending);
+		}
+		return pending;
 	}
-	return pending;
 }

@@ -5,7 +5,8 @@ import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import type { TakenNames } from "../contract/names.ts";
 import { hashSource, parseMeta, serializeMeta } from "../contract/tool-files.ts";
 import { entryFromMeta, type RegistryEntry, withCalls } from "../store/registry.ts";
-import { CandidateRuns } from "./candidate-runs.ts";
+import { type Adoption, adopt } from "./adopt.ts";
+import { CandidateRuns, NotRunBeforeLock } from "./candidate-runs.ts";
 import { readOnlyError, type ToolboxContext } from "./context.ts";
 import {
 	type Forged,
@@ -16,11 +17,15 @@ import {
 	type TestRunner,
 } from "./forge-pipeline.ts";
 import { readImportedTool } from "./imported-tool.ts";
+import { liveVersion } from "./live-version.ts";
 import { backOffAdvice, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
 import { precheckEdit } from "./precheck-edit.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { NameTurns } from "./turns.ts";
+
+/** How many times a change goes back to run its changed candidate unlocked before it runs it under the lock. */
+const UNLOCKED_ROUNDS = 3;
 
 /** One try at a change of a tool's code against the live version `previous`: a dry run, or the change itself. */
 type Attempt = (previous: PreviousVersion | undefined, dryRun: boolean) => Promise<Result<Forged>>;
@@ -111,40 +116,59 @@ export class Changes {
 
 	/**
 	 * A change of a tool's code (forge, roll-back, import). Its attempt (once `prepared`, or its refusal) runs first as a
-	 * dry run with the toolbox unlocked — the candidate's preflight load and tests, remembered — then, in the name's turn,
-	 * under the lock against the live version as it is by then, reusing what the dry run found (a candidate that differs
-	 * by then, say a forge that keeps the tests of a version changed meanwhile, runs there). So the lock is not held
-	 * while the candidate's code runs, and the changes of a name still land in the order they were asked for. A runner
-	 * whose preflight loads the staged file gets no dry run: nothing is staged before the lock.
+	 * dry run with the toolbox unlocked — the candidate's preflight load and tests, remembered in `runs` — then, in the
+	 * name's turn, under the lock against the live version as it is by then, reusing what the dry run found. A candidate
+	 * that differs by then (a forge that keeps the tests of a version changed meanwhile) lets the lock go, runs unlocked,
+	 * and tries again. So the lock is not held while the candidate's code runs, and the changes of a name still land in
+	 * the order they were asked for. A runner whose preflight loads the staged file gets no dry run: nothing is staged
+	 * before the lock.
 	 */
 	private codeChange(
 		name: string | undefined,
 		prepared: Attempt | Promise<Result<Attempt>>,
-		how: { event: "forged" | "rolled-back" | "imported"; from?: number; takeIn?: boolean },
+		how: Adoption & { takeIn?: boolean },
 		runs: CandidateRuns,
 	): Promise<Result<Forged>> {
 		const { box } = this;
 		if (box.readOnly) return Promise.reject(readOnlyError());
+		const dryRuns = !box.runner.preflightReadsFile;
 		const ready = Promise.resolve(typeof prepared === "function" ? ok(prepared) : prepared);
+		const dryRun = async (attempt: Attempt) => {
+			if (dryRuns) await attempt(name ? await liveVersion(box, name) : undefined, true);
+		};
 		const unlocked = ready.then(async (attempt) => {
-			if (!attempt.ok || !name) return;
+			if (!attempt.ok) return;
 			// A hand edit not taken in yet is loaded now, so that taking it in under the lock loads nothing.
-			if (how.takeIn) await precheckEdit(box, name);
-			if (!box.runner.preflightReadsFile) await attempt.value(await this.previousVersion(name), true);
+			if (how.takeIn && name) await precheckEdit(box, name);
+			await dryRun(attempt.value);
 		});
 		const changed = this.turns.inTurn(name, unlocked, async () => {
 			const attempt = await ready;
 			if (!attempt.ok) return attempt;
-			return box.change(async () => {
-				// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
-				if (how.takeIn && name && box.registry.get(name)) await this.reconciler.takeIn(name);
-				const previous = name ? await this.previousVersion(name) : undefined;
-				const result = await this.guard(name, () => attempt.value(previous, false));
-				if (result.ok) await this.adopt(result.value, how.event, how.from);
-				return result;
-			});
+			for (let round = 1; ; round++) {
+				// A live version that keeps changing under a forge's feet: past a few rounds it runs under the lock.
+				runs.locked = dryRuns && round <= UNLOCKED_ROUNDS;
+				try {
+					return await box.change(() => this.underLock(name, attempt.value, how));
+				} catch (error) {
+					if (!(error instanceof NotRunBeforeLock)) throw error;
+				}
+				runs.locked = false;
+				await dryRun(attempt.value).catch(() => undefined);
+			}
 		});
 		return changed.finally(() => runs.dispose());
+	}
+
+	/** A code change's locked half: the attempt against the live version, adopted when it succeeds. */
+	private async underLock(name: string | undefined, attempt: Attempt, how: Adoption & { takeIn?: boolean }) {
+		const { box } = this;
+		// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
+		if (how.takeIn && name && box.registry.get(name)) await this.reconciler.takeIn(name);
+		const previous = name ? await liveVersion(box, name) : undefined;
+		const result = await this.guard(name, () => attempt(previous, false));
+		if (result.ok) await adopt(box, result.value, how);
+		return result;
 	}
 
 	/** Removes a tool: its files go (its history stays), and it is no longer offered. */
@@ -225,6 +249,7 @@ export class Changes {
 		try {
 			result = await work();
 		} catch (error) {
+			if (error instanceof NotRunBeforeLock) throw error;
 			result = fail(
 				new ForgeError(
 					"store",
@@ -249,42 +274,5 @@ export class Changes {
 			box.emit({ type: "forge-failed", name, error: result.error });
 		}
 		return result;
-	}
-
-	/** After a successful promotion: history, registry, caches, health, listeners. */
-	private async adopt(forged: Forged, event: "forged" | "rolled-back" | "imported", from?: number): Promise<void> {
-		const { box } = this;
-		const entry = withCalls(entryFromMeta(forged.meta, forged.stamps), forged.source);
-		await box.history
-			.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), box.now(), from)
-			.catch(() => undefined);
-		box.registry.set(entry);
-		box.cache.changed(entry.name, entry, { hash: entry.hash, source: forged.source, code: forged.compiled });
-		box.health.reset(entry.name);
-		await box.cache.store(entry.hash, forged.compiled);
-		box.emit({
-			type: "forged",
-			name: entry.name,
-			version: entry.version,
-			previousVersion: forged.previous?.version,
-			rolledBackFrom: from,
-		});
-	}
-
-	/** The live version of a name, for numbering and `createdAt`: its metadata file, else what the registry knows. */
-	private async previousVersion(name: string): Promise<PreviousVersion | undefined> {
-		const entry = this.box.registry.get(name);
-		const { source, meta } = await this.box.store.readTool(name, { tolerant: true });
-		if (meta?.ok) {
-			// A live file that is not the one its metadata describes: a hand edit that did not pass the checks.
-			const editedByHand = source !== undefined && hashSource(source) !== meta.value.hash;
-			return {
-				version: Math.max(meta.value.version, entry?.version ?? 0),
-				createdAt: meta.value.createdAt,
-				tests: meta.value.tests,
-				...(editedByHand ? { editedByHand } : {}),
-			};
-		}
-		return entry && entry.version > 0 ? { version: entry.version } : undefined;
 	}
 }
