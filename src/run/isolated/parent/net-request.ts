@@ -35,6 +35,8 @@ const FETCH_DEFAULTS: readonly [string, string][] = [
 	["user-agent", "node"],
 	["accept-encoding", "gzip, deflate"],
 ];
+/** Methods fetch refuses: CONNECT would open a tunnel through the granted host to any other. */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 /** Headers about the connection, which is pi's: dropped (the length is set from the body). */
 const DROPPED = new Set(["connection", "keep-alive", "content-length"]);
 /** Headers that would change what the connection is or carries: refused. */
@@ -50,6 +52,8 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 		throw Object.assign(new TypeError("fetch: a URL with a user name or password in it cannot be fetched"), {
 			code: "ERR_FORGE_UNSUPPORTED",
 		});
+	if (FORBIDDEN_METHODS.has(request.method.toUpperCase()))
+		throw unsupported(`fetch: the ${request.method.toUpperCase()} method cannot be used (fetch does not allow it)`);
 	const body = request.body === undefined ? undefined : Buffer.from(request.body, "base64");
 	const headers = outgoingHeaders(request.headers, url, body);
 	const timeoutMs = options.timeoutMs ?? NET_TIMEOUT_MS;
@@ -90,7 +94,7 @@ function outgoingHeaders(pairs: readonly [string, string][], url: URL, body: Buf
 		const name = rawName.toLowerCase();
 		size += name.length + value.length + 4;
 		if (name === "host") {
-			if (value.toLowerCase() !== url.host)
+			if (hostOf(url.protocol, value) !== url.host)
 				throw unsupported(
 					`fetch: the Host header (${value.slice(0, 100)}) names another host than the URL (${url.host}); a request goes to the host its URL names, which is the one granted`,
 				);
@@ -105,6 +109,15 @@ function outgoingHeaders(pairs: readonly [string, string][], url: URL, body: Buf
 	headers.host = url.host;
 	if (body) headers["content-length"] = String(body.length);
 	return headers;
+}
+
+/** A Host header's value as a URL's host: lower case, the scheme's default port left out; undefined if it is none. */
+function hostOf(protocol: string, value: string): string | undefined {
+	try {
+		return new URL(`${protocol}//${value}`).host;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Sends the request to the checked addresses: the connection's lookup answers with them, never asking DNS again. */
@@ -159,18 +172,26 @@ async function readBody(response: IncomingMessage, method: string): Promise<Buff
 	const decoders = method === "HEAD" || status === 204 || status === 304 ? [] : decodersFor(response.headers);
 	const chunks: Buffer[] = [];
 	let size = 0;
+	// Node 20's pipeline rejects with its own AbortError when a stage throws: the cap's error is kept to be thrown.
+	let overCap: Error | undefined;
 	const collect = async (source: AsyncIterable<Buffer>) => {
 		for await (const chunk of source) {
 			size += chunk.byteLength;
-			if (size > MAX_NET_BODY)
-				throw Object.assign(new Error(`fetch: the response body is over ${MAX_NET_BODY} bytes`), {
+			if (size > MAX_NET_BODY) {
+				overCap = Object.assign(new Error(`fetch: the response body is over ${MAX_NET_BODY} bytes`), {
 					code: "ERR_FORGE_TOO_LARGE",
 				});
+				throw overCap;
+			}
 			chunks.push(chunk);
 		}
 	};
 	// The request's signal ends the response too (its end or the call's end); the pipeline's stages go with it.
-	await (pipeline as unknown as (...stages: unknown[]) => Promise<void>)(response, ...decoders, collect);
+	await (pipeline as unknown as (...stages: unknown[]) => Promise<void>)(response, ...decoders, collect).catch(
+		(error: unknown) => {
+			throw overCap ?? error;
+		},
+	);
 	return Buffer.concat(chunks);
 }
 
