@@ -2,7 +2,8 @@
 // in the machine: util-linux's prlimit, run inside bubblewrap, sets RLIMIT_NPROC (counted per user namespace, so only
 // the command's own processes and threads count) and RLIMIT_DATA (a process's private writable memory: a reservation
 // that Node or V8 makes without touching it does not count, as it would under RLIMIT_AS). The kernel does not apply
-// RLIMIT_NPROC to root: there, and only there, a watch counts the command's processes and stops it past the limit.
+// RLIMIT_NPROC to root: there (and where prlimit is missing) a watch counts the command's processes and stops it past
+// the limit.
 import { readdirSync, readFileSync } from "node:fs";
 import { totalmem } from "node:os";
 
@@ -87,10 +88,11 @@ export function countTasks(pid: number, limit: number): number {
 
 /** One line for a person: the limits and how they are kept. */
 export function describeLimits(support: LimitSupport, limits: CommandLimits): string {
+	const processes = `at most ${limits.processes} processes and threads`;
 	if (!support.prlimit)
-		return "Granted commands run without process or memory limits: prlimit (util-linux) was not found.";
+		return `Granted commands: ${processes} (counted by pi every ${WATCH_MS} ms); no memory limit (util-linux's prlimit was not found).`;
 	const how = support.watch
-		? "the process count is watched (pi runs as root, to whom the kernel does not apply it)"
+		? "the process count kept by pi, which runs as root, to whom the kernel does not apply it"
 		: "kernel-enforced";
-	return `Granted commands: at most ${limits.processes} processes and threads, ${limits.dataMb} MB of data per process (${how}).`;
+	return `Granted commands: ${processes}, ${limits.dataMb} MB of data per process (${how}).`;
 }
