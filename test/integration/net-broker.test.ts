@@ -214,6 +214,22 @@ describe("a grant of a host name reaches public addresses only", () => {
 		expect(asked).toEqual([asking(`localhost:${port}`), asking(`localhost.:${port}`), asking(`localhost.:${port}`)]);
 	});
 
+	it("a name is asked for as the URL parser writes it: lower case, an IDN as punycode, a trailing dot kept", async () => {
+		const { resolve, lookups } = scripted(["127.0.0.1"]);
+		const { get, asked } = await brokerWith(resolve);
+		for (const host of ["API.Example.COM", "\u0430pple.com", "api.example.com."]) {
+			const reply = await get(`http://${host}:${port}/`);
+			expect(!reply.ok && reply.error.message).toContain("a loopback address");
+		}
+		expect(asked).toEqual([
+			asking(`api.example.com:${port}`),
+			asking(`xn--pple-43d.com:${port}`),
+			asking(`api.example.com.:${port}`),
+		]);
+		expect(lookups).toEqual(["api.example.com", "xn--pple-43d.com", "api.example.com."]);
+		expect(seen).toEqual([]);
+	});
+
 	it("user info in the URL is refused plainly; the host after the @ is what would be asked for", async () => {
 		const { resolve } = scripted(["127.0.0.1"]);
 		const { get, asked } = await brokerWith(resolve);
