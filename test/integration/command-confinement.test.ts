@@ -12,6 +12,7 @@ import {
 	symlinkSync,
 	writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -263,6 +264,28 @@ describe("the kernel's process limit (RLIMIT_NPROC inside bubblewrap)", () => {
 			expect(run.stderr).toMatch(/fork/i);
 		} finally {
 			for (const child of outside) child.kill("SIGKILL");
+		}
+	});
+});
+
+describe("sockets in the hidden folders", () => {
+	it("a command cannot connect to a socket in another temp folder or in the user's runtime dir", async () => {
+		const others = tempDir("someone-elses-sockets-");
+		const runtime = `/run/user/${process.getuid!()}`;
+		const madeRuntime = !existsSync(runtime);
+		if (madeRuntime) mkdirSync(runtime, { recursive: true, mode: 0o700 });
+		const paths = [join(others, "agent.sock"), join(runtime, `forge-test-${process.pid}.sock`)];
+		const servers = paths.map((path) => createServer((socket) => socket.end("CONNECTED\n")).listen(path));
+		try {
+			await Promise.all(servers.map((server) => new Promise((r) => server.once("listening", r))));
+			const probe = (path: string) =>
+				`node -e 'require("net").connect(${JSON.stringify(path)}).on("data", (d) => process.stdout.write(String(d))).on("error", (e) => console.log(e.code))'`;
+			const result = await runCommand(sh(paths.map(probe).join("; ")), setting());
+			expect(result.stdout.trim().split("\n")).toEqual(["ENOENT", "ENOENT"]);
+		} finally {
+			for (const server of servers) server.close();
+			for (const path of paths) rmSync(path, { force: true });
+			if (madeRuntime) rmSync(runtime, { recursive: true, force: true });
 		}
 	});
 });

@@ -1,11 +1,11 @@
 // What a granted command sees in the OS sandbox, beyond the project and its own temp dir being writable: the user's
-// home and the shared temp dirs (/tmp, /var/tmp, the OS temp dir) hidden, but for what the command runs from
-// (command-visible.ts); the toolbox's health file and audit log hidden; protected names found deeper in the project
-// before it ran (`sub/.git`, `docs/AGENTS.md`) bound read-only; and a protected location that does not exist yet held
-// by an empty read-only folder, so the command cannot create it (`.git`, `.claude`, `AGENTS.md`). Those placeholders
-// are made by bubblewrap in the real folder while the command runs and removed when the last command that holds them
-// ends (placeholders.ts); one whose folder is absent too (`.vscode/tasks.json`) cannot be held, and is removed after
-// the command if it made it.
+// home, the shared temp dirs (/tmp, /var/tmp, the OS temp dir) and the user's runtime dir (/run/user/<uid>) hidden,
+// but for what the command runs from (command-visible.ts); the toolbox's health file and audit log hidden; protected
+// names found deeper in the project before it ran (`sub/.git`, `docs/AGENTS.md`) bound read-only; and a protected
+// location that does not exist yet held by an empty read-only folder, so the command cannot create it (`.git`,
+// `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
+// removed when the last command that holds them ends (placeholders.ts); one whose folder is absent too
+// (`.vscode/tasks.json`) cannot be held, and is removed after the command if it made it.
 import { lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -92,10 +92,15 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 	};
 }
 
-/** The temp dirs every program shares (real paths of those that exist): hidden from commands but for their own. */
+/**
+ * The temp dirs every program shares, and the user's runtime dir (real paths of those that exist): hidden from
+ * commands but for their own. Their sockets matter most: a read-only folder still lets a command connect to a socket
+ * in it (tmux's, an ssh or gpg agent's, the user's systemd and D-Bus).
+ */
 function sharedTempDirs(): string[] {
 	const dirs = new Set<string>();
-	for (const dir of ["/tmp", "/var/tmp", tmpdir()]) {
+	const runtime = process.getuid ? [`/run/user/${process.getuid()}`] : [];
+	for (const dir of ["/tmp", "/var/tmp", tmpdir(), ...runtime]) {
 		try {
 			dirs.add(realpathSync(dir));
 		} catch {
