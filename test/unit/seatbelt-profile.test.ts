@@ -73,11 +73,11 @@ describe("the profile as SBPL", () => {
 		expect(write(profile, `${odd}/sub/.git/config`)).toBe("deny");
 		// Read as patterns, `[b]*` and `.` and `+` would match these; as literals they do not.
 		const patterns = nameDenies({ single: new Set([".git"]), inFolder: new Map() }, [odd]).join("\n");
-		const regexes = stringsOf(patterns).map((source) => new RegExp(source));
-		expect(regexes[0]!.test(`${odd}/x/.git`)).toBe(true);
-		expect(regexes[0]!.test('/Users/me/abbb.c "q" \\ (x)+/x/.git')).toBe(false);
-		expect(regexes[0]!.test('/Users/me/a[b]*Xc "q" \\ (x)+/x/.git')).toBe(false);
-		expect(regexes[0]!.test('/Users/me/a[b]*.c "q" \\ (x)/x/.git')).toBe(false);
+		const git = new RegExp(stringsOf(patterns).find((source) => source.includes("[gG][iI][tT]"))!);
+		expect(git.test(`${odd}/x/.git`)).toBe(true);
+		expect(git.test('/Users/me/abbb.c "q" \\ (x)+/x/.git')).toBe(false);
+		expect(git.test('/Users/me/a[b]*Xc "q" \\ (x)+/x/.git')).toBe(false);
+		expect(git.test('/Users/me/a[b]*.c "q" \\ (x)/x/.git')).toBe(false);
 	});
 
 	it("escapes for SBPL strings and regexes, and refuses what a profile cannot hold", () => {

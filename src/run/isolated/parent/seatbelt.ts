@@ -107,7 +107,8 @@ export function nameDenies(names: SeatbeltNames, writable: readonly string[]): s
 	return writable.flatMap((root) => {
 		const base = `^${root === "/" ? "" : literal(root)}/`;
 		const packages = regex(`${base}(.*/)?${PACKAGE_TREE}/`);
-		return tails.map((tail) => `(require-all ${regex(`${base}(.*/)?${tail}`)} (require-not ${packages}))`);
+		const named = tails.map((tail) => regex(`${base}(.*/)?${tail}`));
+		return named.length ? [`(require-all (require-not ${packages}) (require-any ${named.join(" ")}))`] : [];
 	});
 }
 
@@ -183,7 +184,8 @@ function runTrial(file: string, args: string[]): Promise<{ ok: boolean; detail: 
 	return new Promise((resolve) => {
 		let said = false;
 		let stderr = "";
-		const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe", "ipc"], timeout: 10_000 });
+		// From "/": pi's folder may be in the hidden home, which the trial's profile does not show again.
+		const child = spawn(file, args, { cwd: "/", stdio: ["ignore", "ignore", "pipe", "ipc"], timeout: 10_000 });
 		child.stderr!.on("data", (chunk: Buffer) => {
 			stderr += chunk.toString();
 		});
