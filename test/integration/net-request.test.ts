@@ -243,6 +243,44 @@ describe("what a server answers", () => {
 	});
 });
 
+describe("many requests at once", () => {
+	it("pi's process runs at most 8 at a time; the others wait their turn, and a call that ends leaves the queue", async () => {
+		let active = 0;
+		let most = 0;
+		const held: (() => void)[] = [];
+		const busyPort = await serve(
+			createServer((_request, response) => {
+				active++;
+				most = Math.max(most, active);
+				held.push(() => {
+					active--;
+					response.end("done");
+				});
+			}),
+		);
+		const at = (path: string) => ({ ...net(path), url: `http://localhost:${busyPort}${path}` });
+		const all = Array.from({ length: 20 }, (_, i) => makeRequest(at(`/${i}`), () => true, loopback));
+		let alive = true;
+		const waiting = failure(makeRequest(at("/late"), () => alive, loopback));
+		await new Promise((settled) => setTimeout(settled, 300));
+		expect(active).toBe(8);
+		alive = false;
+		expect(await waiting).toEqual({
+			code: "ERR_FORGE_CALL_OVER",
+			message: "the call ended while its request was running",
+		});
+		// Answer as they come: each answer lets one more in.
+		const answering = setInterval(() => held.shift()?.(), 5);
+		try {
+			const results = await Promise.all(all);
+			expect(results.map(text)).toEqual(new Array(20).fill("done"));
+		} finally {
+			clearInterval(answering);
+		}
+		expect(most).toBe(8);
+	});
+});
+
 describe("TLS", () => {
 	it("sends the URL's host name for SNI and verifies the certificate (a self-signed one is refused)", async () => {
 		const names: string[] = [];

@@ -10,6 +10,7 @@ import { pipeline } from "node:stream/promises";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { NetRequest, NetResult } from "../protocol.ts";
 import { isIPLiteral } from "./net-address.ts";
+import { Slots } from "./net-slots.ts";
 import { bareHostname, NOT_PUBLIC, type Resolve, type ResolvedAddress, resolveTarget } from "./net-target.ts";
 
 const NET_TIMEOUT_MS = 30_000;
@@ -17,6 +18,9 @@ const NET_TIMEOUT_MS = 30_000;
 export const FETCH_FAILED = "ERR_FORGE_FETCH_FAILED";
 const MAX_NET_BODY = 10 * 1024 * 1024;
 const MAX_REQUEST_HEADERS = 64 * 1024;
+/** Brokered requests running at once, over all tools (the others wait, within their own time bound). */
+const MAX_CONCURRENT = 8;
+const slots = new Slots(MAX_CONCURRENT);
 /** How often a running request looks whether its call has ended. */
 const ALIVE_POLL_MS = 100;
 
@@ -64,7 +68,9 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 	}, ALIVE_POLL_MS);
 	timer.unref?.();
 	poll.unref?.();
+	let release: (() => void) | undefined;
 	try {
+		release = await slots.take(stop.signal);
 		const addresses = await untilAborted(resolveTarget(url, options.resolve), stop.signal);
 		const response = await send(url, request.method, headers, body, addresses, stop.signal);
 		const payload = await readBody(response, request.method);
@@ -81,6 +87,7 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 	} catch (error) {
 		throw wireError(stop.signal.aborted ? stop.signal.reason : error);
 	} finally {
+		release?.();
 		clearTimeout(timer);
 		clearInterval(poll);
 	}
