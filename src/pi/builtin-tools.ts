@@ -1,9 +1,10 @@
 // pi's built-in tools for forged tools: `pi.useTool("read", …)` inside `execute` runs pi's own read, grep, find, ls,
 // bash, write or edit tool, built per call with file and command operations that act as the calling tool (its
 // policy, grants and protected locations decide, as for its own file access and commands). Resolves to the tool's text.
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { minimatch } from "minimatch";
 import { type BuiltinTool, type CallerOperations, isBuiltinTool } from "../contract/tool-calls.ts";
+import { sharedChecker } from "../run/bounded-checker.ts";
 import { compileSchema } from "../schema/ajv.ts";
 import {
 	createBashToolDefinition,
@@ -17,6 +18,8 @@ import {
 
 /** What find walks past, as pi's find does with fd. */
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
+/** How long matching find's pattern against one folder's files may take (off pi's main thread). */
+const GLOB_BOUND_MS = 2_000;
 
 interface BuiltinDefinition {
 	parameters: unknown;
@@ -30,7 +33,12 @@ interface BuiltinDefinition {
 	): Promise<{ content: Array<{ type: string; text?: string }> }>;
 }
 
-function definitionOf(name: BuiltinTool, cwd: string, ops: CallerOperations): BuiltinDefinition {
+function definitionOf(
+	name: BuiltinTool,
+	cwd: string,
+	ops: CallerOperations,
+	signal: AbortSignal | undefined,
+): BuiltinDefinition {
 	const operations = {
 		read: {
 			readFile: ops.readFile,
@@ -40,7 +48,7 @@ function definitionOf(name: BuiltinTool, cwd: string, ops: CallerOperations): Bu
 		ls: { exists: ops.exists, stat: ops.stat, readdir: ops.readdir },
 		find: {
 			exists: ops.exists,
-			glob: (pattern: string, dir: string, o: { limit: number }) => glob(ops, pattern, dir, o.limit),
+			glob: (pattern: string, dir: string, o: { limit: number }) => glob(ops, pattern, dir, o.limit, signal),
 		},
 		grep: { isDirectory: async (path: string) => (await ops.searchable(path)).isDirectory, readFile: ops.readText },
 		write: { writeFile: ops.writeFile, mkdir: ops.mkdir },
@@ -70,7 +78,7 @@ export async function runBuiltinTool(
 	context: { cwd: string; signal?: AbortSignal; ops: CallerOperations },
 ): Promise<string> {
 	if (!isBuiltinTool(name)) throw new Error(`'${name}' is not one of pi's built-in tools.`);
-	const definition = definitionOf(name, context.cwd, context.ops);
+	const definition = definitionOf(name, context.cwd, context.ops, context.signal);
 	const prepared = definition.prepareArguments ? definition.prepareArguments(args) : args;
 	const validate = compileSchema(definition.parameters as Record<string, unknown>);
 	if (!validate(prepared)) {
@@ -100,35 +108,60 @@ export async function runBuiltinTool(
 function withoutHidden(text: string, args: unknown, context: { cwd: string; ops: CallerOperations }): string {
 	const path = (args as { path?: unknown }).path;
 	const root = resolve(context.cwd, typeof path === "string" ? path : ".");
-	const rootHidden = context.ops.hidden(root);
+	// The files no tool may read are known by their real paths; pi's cwd may be reached through a link.
+	let realRoot = root;
+	try {
+		realRoot = realpathSync(root);
+	} catch {
+		// gone meanwhile: ripgrep found nothing there either
+	}
+	const hidden = (file: string) =>
+		context.ops.hidden(resolve(root, file)) || context.ops.hidden(resolve(realRoot, file));
+	const rootHidden = context.ops.hidden(root) || context.ops.hidden(realRoot);
 	return text
 		.split("\n")
 		.filter((line) => {
 			const file = /^(.+?)(?::\d+:|-\d+-)/.exec(line)?.[1];
-			return !(file && (rootHidden || context.ops.hidden(resolve(root, file))));
+			return !(file && (rootHidden || hidden(file)));
 		})
 		.join("\n");
 }
 
-/** find without fd: the files under `dir` (links not followed) whose name, or path if the pattern has a `/`, matches; absolute. */
-async function glob(ops: CallerOperations, pattern: string, dir: string, limit: number): Promise<string[]> {
+/**
+ * find without fd: the files under `dir` (links not followed) whose name, or path if the pattern has a `/`, matches;
+ * absolute. The pattern is the calling tool's, so it is matched in the bounded checker, a folder at a time.
+ */
+async function glob(
+	ops: CallerOperations,
+	pattern: string,
+	dir: string,
+	limit: number,
+	signal: AbortSignal | undefined,
+): Promise<string[]> {
 	const onPath = pattern.includes("/");
-	const matches = (relative: string, base: string) =>
-		minimatch(onPath ? relative : base, onPath && !pattern.startsWith("**/") ? `**/${pattern}` : pattern, {
-			dot: true,
-		});
+	const full = onPath && !pattern.startsWith("**/") ? `**/${pattern}` : pattern;
 	const found: string[] = [];
 	const pending = [""];
 	while (pending.length && found.length < limit) {
+		if (signal?.aborted) throw new Error("aborted");
 		const relativeDir = pending.shift()!;
+		const files: string[] = [];
 		for (const entry of await ops.list(relativeDir ? `${dir}/${relativeDir}` : dir)) {
 			const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
-			if (entry.folder) {
-				if (!SKIPPED_FOLDERS.has(entry.name)) pending.push(relative);
-			} else if (matches(relative, entry.name)) {
-				found.push(`${dir}/${relative}`);
-				if (found.length >= limit) break;
-			}
+			if (!entry.folder) files.push(relative);
+			else if (!SKIPPED_FOLDERS.has(entry.name)) pending.push(relative);
+		}
+		if (!files.length) continue;
+		const subjects = onPath ? files : files.map((file) => file.slice(file.lastIndexOf("/") + 1));
+		const verdict = await sharedChecker().globMatches(full, subjects, GLOB_BOUND_MS);
+		if (verdict === "timeout" || !Array.isArray(verdict))
+			throw new Error(
+				`find: the pattern ${JSON.stringify(pattern.slice(0, 200))} could not be matched (${verdict === "timeout" ? `over ${GLOB_BOUND_MS} ms for one folder` : verdict.error}): use a simpler glob, such as "*.ts" or "src/**/*.json".`,
+			);
+		for (const [index, file] of files.entries()) {
+			if (!verdict[index]) continue;
+			found.push(`${dir}/${file}`);
+			if (found.length >= limit) break;
 		}
 	}
 	return found;

@@ -35,6 +35,8 @@ export interface Composition {
 	names(): string[];
 	/** Told of every nested call once it ends. */
 	onNested?(call: NestedCall): void;
+	/** The calls are a forge's test: a forged callee runs as a test call (it writes only in its temp dir). */
+	test?: boolean;
 }
 
 /** The host for a call of the last tool of `chain`: pi's host, and a `useTool` one level deeper. */
@@ -107,6 +109,7 @@ async function useTool(
 		host: composingHost(composition, [...chain, name]),
 		signal: caller.signal,
 		timeoutMs: Math.max(1, caller.deadline - Date.now()),
+		...(composition.test ? { test: true } : {}),
 	});
 	report(result.ok, result.ok ? result.value.version : toolbox.get(name)?.version);
 	if (!result.ok) throw calleeFailure(name, callerName, args, result.error);

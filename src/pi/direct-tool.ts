@@ -10,6 +10,10 @@ import { modelRedaction, toPiError, truncateOutput } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
 import { renderUseResult, type UseDetails } from "./render.ts";
 
+/** How many of a call's nested calls its details keep (the latest), and how often a running call's are sent on. */
+const NESTED_SHOWN = 20;
+const UPDATE_EVERY_MS = 100;
+
 export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI) {
 	const { name } = entry;
 	return defineTool({
@@ -42,27 +46,47 @@ export async function runForgedTool(
 	session.ui.attach(ctx);
 	const toolbox = await session.toolboxFor(ctx);
 	const forge = typeof name === "string" ? await session.forges.waitFor(name, signal) : undefined;
-	// What the tool calls through pi.useTool is shown nested under it while it runs, and in its result.
+	// What the tool calls through pi.useTool is shown nested under it while it runs, and in its result: the last
+	// NESTED_SHOWN calls and how many there were, sent on at most every UPDATE_EVERY_MS (a tool may make thousands).
 	const nested: NestedCall[] = [];
-	const partial = (): UseDetails => ({
-		tool: name,
-		version: toolbox.get(name)?.version ?? 0,
-		durationMs: 0,
-		truncated: false,
-		nested,
-	});
+	let nestedCount = 0;
+	const details = (): Pick<UseDetails, "nested" | "nestedCount"> =>
+		nestedCount ? { nested: [...nested], ...(nestedCount > nested.length ? { nestedCount } : {}) } : {};
+	let lastUpdate = 0;
+	let pending: NodeJS.Timeout | undefined;
+	const update = () => {
+		pending = undefined;
+		lastUpdate = performance.now();
+		onUpdate?.({
+			content: [{ type: "text", text: "" }],
+			details: {
+				tool: name,
+				version: toolbox.get(name)?.version ?? 0,
+				durationMs: 0,
+				truncated: false,
+				...details(),
+			},
+		});
+	};
 	const host = composingHost(
 		session.composition(pi, ctx, ctx.cwd, (call) => {
+			nestedCount++;
 			nested.push(call);
-			onUpdate?.({ content: [{ type: "text", text: "" }], details: partial() });
+			if (nested.length > NESTED_SHOWN) nested.shift();
+			if (!onUpdate || pending) return;
+			const wait = lastUpdate + UPDATE_EVERY_MS - performance.now();
+			if (wait <= 0) update();
+			else pending = setTimeout(update, wait);
 		}),
 		[name],
 	);
-	const result = await toolbox.use(name, args, {
-		signal,
-		host,
-		redact: (text) => modelRedaction(toolbox.config).prose(text),
-	});
+	const result = await toolbox
+		.use(name, args, {
+			signal,
+			host,
+			redact: (text) => modelRedaction(toolbox.config).prose(text),
+		})
+		.finally(() => clearTimeout(pending));
 	if (!result.ok) {
 		const note = forge && raceNote(name, forge, toolbox.get(name)?.version, false);
 		throw toPiError(
@@ -70,7 +94,8 @@ export async function runForgedTool(
 			toolbox.config,
 		);
 	}
-	const { content, details, truncated } = truncateOutput(result.value);
+	const nestedShown = details();
+	const { content, details: resultDetails, truncated } = truncateOutput(result.value);
 	const note = forge && raceNote(name, forge, result.value.version, true);
 	const shown = note ? [...content, { type: "text" as const, text: `(${note})` }] : content;
 	return {
@@ -80,8 +105,8 @@ export async function runForgedTool(
 			version: result.value.version,
 			durationMs: result.value.durationMs,
 			truncated,
-			result: details,
-			...(nested.length ? { nested } : {}),
+			result: resultDetails,
+			...nestedShown,
 		},
 	};
 }

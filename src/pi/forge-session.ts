@@ -66,7 +66,10 @@ export class ForgeSession {
 				this.current = opened;
 				this.ui.bind(box);
 				// A forge's tests may call the tools the candidate calls: they run with the composing host.
-				box.useTestHost((name) => composingHost(this.composition(this.pi, undefined, cwd), [name]));
+				// Their calls are test calls too: a callee writes only in its own temp dir, as the candidate does.
+				box.useTestHost((name) =>
+					composingHost({ ...this.composition(this.pi, undefined, cwd), test: true }, [name]),
+				);
 			} catch (error) {
 				this.opened = undefined;
 				throw toPiError(

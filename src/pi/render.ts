@@ -21,16 +21,24 @@ export interface UseDetails {
 	version: number;
 	durationMs: number;
 	truncated: boolean;
-	/** What the tool called through pi.useTool, in the order the calls ended. */
+	/** What the tool called through pi.useTool, in the order the calls ended: the latest ones, when there were many. */
 	nested?: NestedCall[];
+	/** How many calls it made through pi.useTool, when that is more than `nested` lists. */
+	nestedCount?: number;
 }
 
-/** The calls a tool made through pi.useTool, indented by depth under it. */
-function nestedLines(nested: readonly NestedCall[] | undefined, theme: Theme): string[] {
-	return (nested ?? []).map(
-		(call) =>
-			`${"  ".repeat(call.depth)}${theme.fg("dim", "↳")} ${call.ok ? theme.fg("success", "✓") : theme.fg("error", "✗")} ${call.name}${call.version ? ` v${call.version}` : ""} ${theme.fg("dim", `· ${Math.round(call.durationMs)} ms`)}`,
-	);
+/** The calls a tool made through pi.useTool, indented by depth under it; a line for those not listed. */
+function nestedLines(details: UseDetails | undefined, theme: Theme): string[] {
+	const nested = details?.nested ?? [];
+	const earlier = (details?.nestedCount ?? nested.length) - nested.length;
+	const more = earlier > 0 ? [theme.fg("dim", `↳ … ${earlier} earlier call${earlier === 1 ? "" : "s"}`)] : [];
+	return [
+		...more,
+		...nested.map(
+			(call) =>
+				`${"  ".repeat(call.depth)}${theme.fg("dim", "↳")} ${call.ok ? theme.fg("success", "✓") : theme.fg("error", "✗")} ${call.name}${call.version ? ` v${call.version}` : ""} ${theme.fg("dim", `· ${Math.round(call.durationMs)} ms`)}`,
+		),
+	];
 }
 
 const textOf = (result: AgentToolResult<unknown>) =>
@@ -147,7 +155,7 @@ export function renderUseResult(
 	last: Component | undefined,
 	isError: boolean,
 ): Component {
-	const running = (result.details as UseDetails | undefined)?.nested;
+	const running = result.details as UseDetails | undefined;
 	const working = ["running…", ...nestedLines(options.isPartial ? running : undefined, theme)].join("\n");
 	return renderSettled(result, options, theme, last, isError, working, () => {
 		const details = result.details as UseDetails | undefined;
@@ -156,7 +164,7 @@ export function renderUseResult(
 			: theme.fg("success", "✓");
 		return [
 			head,
-			...nestedLines(details?.nested, theme),
+			...nestedLines(details, theme),
 			...clip(textOf(result).split("\n"), options.expanded, theme).map((line) => theme.fg("toolOutput", line)),
 		];
 	});

@@ -1,15 +1,18 @@
-// Runs what a model wrote as a regular expression (a test's `matches`, a schema's `pattern`) off pi's main thread, in
-// a worker thread with a deadline: catastrophic backtracking, or a schema whose `$ref`s validate in exponential time,
-// costs that worker (terminated, and started again for the next job), never pi's event loop.
+// Runs what a model wrote as a regular expression (a test's `matches`, a schema's `pattern`) or a glob (find's
+// pattern through pi.useTool) off pi's main thread, in a worker thread with a deadline and a heap limit: catastrophic
+// backtracking, a brace expansion that explodes, or a schema whose `$ref`s validate in exponential time, costs that
+// worker (terminated, and started again for the next job), never pi's event loop.
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { BoundedValidator, ValidationVerdict } from "../schema/bounded-validator.ts";
 
 export type { ValidationVerdict } from "../schema/bounded-validator.ts";
 export type MatchVerdict = boolean | "timeout" | { error: string };
+export type GlobVerdict = boolean[] | "timeout" | { error: string };
 
 type Job =
 	| { kind: "matches"; pattern: string; text: string }
+	| { kind: "glob"; pattern: string; subjects: string[] }
 	| { kind: "validate"; schema: Record<string, unknown>; data: unknown };
 
 // CommonJS in the worker (eval): Ajv configured as src/schema/ajv.ts configures pi's own, validators cached by schema text.
@@ -18,10 +21,21 @@ const { parentPort, workerData } = require("node:worker_threads");
 const AjvModule = require(workerData.ajvPath);
 const Ajv = AjvModule.Ajv ?? AjvModule.default ?? AjvModule;
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true, validateSchema: true });
+const { Minimatch } = require(workerData.minimatchPath);
 const compiled = new Map();
+const globs = new Map();
 parentPort.on("message", ({ id, job }) => {
 	try {
 		if (job.kind === "matches") return parentPort.postMessage({ id, verdict: new RegExp(job.pattern).test(job.text) });
+		if (job.kind === "glob") {
+			let glob = globs.get(job.pattern);
+			if (!glob) {
+				if (globs.size >= 50) globs.clear();
+				glob = new Minimatch(job.pattern, { dot: true });
+				globs.set(job.pattern, glob);
+			}
+			return parentPort.postMessage({ id, verdict: job.subjects.map((subject) => glob.match(subject)) });
+		}
 		const key = JSON.stringify(job.schema);
 		let validate = compiled.get(key);
 		if (!validate) {
@@ -38,6 +52,9 @@ parentPort.on("message", ({ id, job }) => {
 });
 `;
 
+/** The checking worker's heap: a job that needs more (a brace expansion of millions of patterns) ends that worker. */
+const CHECKER_HEAP_MB = 256;
+
 export class BoundedChecker implements BoundedValidator {
 	private worker: Worker | undefined;
 	private queue: Promise<unknown> = Promise.resolve();
@@ -46,6 +63,11 @@ export class BoundedChecker implements BoundedValidator {
 	/** Whether `pattern` matches `text`, decided within `timeoutMs`. */
 	matches(pattern: string, text: string, timeoutMs: number): Promise<MatchVerdict> {
 		return this.run({ kind: "matches", pattern, text }, timeoutMs) as Promise<MatchVerdict>;
+	}
+
+	/** Which of `subjects` (paths or names) the glob `pattern` matches (minimatch, dot files included), within `timeoutMs`. */
+	globMatches(pattern: string, subjects: string[], timeoutMs: number): Promise<GlobVerdict> {
+		return this.run({ kind: "glob", pattern, subjects }, timeoutMs) as Promise<GlobVerdict>;
 	}
 
 	/** Validates (and coerces, as pi's own validation does) a copy of `data` against `schema`, within `timeoutMs`. */
@@ -74,9 +96,14 @@ export class BoundedChecker implements BoundedValidator {
 			const onMessage = (message: { id: number; verdict: unknown }) => {
 				if (message.id === id) done(message.verdict);
 			};
-			const onError = () => {
+			const onError = (error?: Error & { code?: string }) => {
 				this.forgetWorker(worker);
-				done({ error: "the checking worker stopped" });
+				done({
+					error:
+						error?.code === "ERR_WORKER_OUT_OF_MEMORY"
+							? `the check needed more than ${CHECKER_HEAP_MB} MB of memory`
+							: "the checking worker stopped",
+				});
 			};
 			const timer = setTimeout(() => {
 				this.forgetWorker(worker);
@@ -96,10 +123,17 @@ export class BoundedChecker implements BoundedValidator {
 
 	private ensureWorker(): Worker {
 		if (this.worker) return this.worker;
-		const ajvPath = createRequire(import.meta.url).resolve("ajv");
+		const resolveModule = createRequire(import.meta.url).resolve;
+		const workerData = { ajvPath: resolveModule("ajv"), minimatchPath: resolveModule("minimatch") };
 		// Its output is piped and never read (it prints nothing: a schema check or a regular expression): a read stream
 		// would keep pi's process alive after its last run, where the unref'd worker does not.
-		const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ajvPath }, stdout: true, stderr: true });
+		const worker = new Worker(WORKER_SOURCE, {
+			eval: true,
+			workerData,
+			stdout: true,
+			stderr: true,
+			resourceLimits: { maxOldGenerationSizeMb: CHECKER_HEAP_MB },
+		});
 		// An idle checker never keeps pi from exiting.
 		worker.unref();
 		this.worker = worker;

@@ -20,6 +20,8 @@ export interface UseOptions {
 	redact?: (text: string) => string;
 	/** A shorter deadline for this call (what is left of a composing call's); never more than PI_FORGE_TIMEOUT_MS. */
 	timeoutMs?: number;
+	/** A call made by a forge's test (a callee of the candidate): it writes only in its temp dir, as the test does. */
+	test?: boolean;
 }
 
 export interface UseSuccess extends ToolOutput {
@@ -80,6 +82,7 @@ export class Invoke {
 			timeoutMs: Math.min(options.timeoutMs ?? box.config.timeoutMs, box.config.timeoutMs),
 			signal: options.signal,
 			host: options.host,
+			...(options.test ? { test: true } : {}),
 		});
 		const durationMs = performance.now() - started;
 		// The tool never ran when the runner could not start: not a call, not a failure of the tool.

@@ -42,6 +42,8 @@ export interface PiRun {
 	toolEvents: ToolEvent[]; // in completion order (tool_execution_end)
 	toolNamesSeen: string[][]; // tools offered to the model, one entry per model call
 	systemPrompts: string[]; // system prompt sent to the model, one entry per model call
+	/** The tool_execution_update events of the run: how many, and their details' JSON size in all. */
+	toolUpdates?: { count: number; bytes: number };
 }
 export interface ToolCallSpec {
 	name: string;
@@ -183,6 +185,11 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 		const argsById = new Map<string, unknown>();
 		session.subscribe((e) => {
 			if (e.type === "tool_execution_start") argsById.set(e.toolCallId, e.args);
+			if (e.type === "tool_execution_update") {
+				current.toolUpdates ??= { count: 0, bytes: 0 };
+				current.toolUpdates.count++;
+				current.toolUpdates.bytes += JSON.stringify(e.partialResult?.details ?? null).length;
+			}
 			if (e.type === "tool_execution_end") {
 				current.toolEvents.push({
 					toolName: e.toolName,

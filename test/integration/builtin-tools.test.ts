@@ -1,7 +1,7 @@
 // pi's own built-in tools run for a forged tool on operations that act as the caller: their text comes back, their
 // schemas check the arguments, and what the caller may not do is refused by the operations, not done.
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CallerOperations } from "../../src/contract/tool-calls.ts";
@@ -115,5 +115,56 @@ describe("runBuiltinTool", () => {
 			/pi.useTool\("read"\): the arguments do not fit read's parameters/,
 		);
 		await expect(runBuiltinTool("forge_tool", {}, context)).rejects.toThrow(/not one of pi's built-in tools/);
+	});
+
+	// Third red team, R2: minimatch turns `+(a|aa)` into a backtracking regex; in pi's process a long name hung pi.
+	it("find's pattern is matched off pi's main thread: a catastrophic one fails within its bound, pi's loop runs on", async () => {
+		const { root, context } = await project();
+		await writeFile(join(root, `${"a".repeat(40)}!`), "x");
+		let ticks = 0;
+		const ticking = setInterval(() => ticks++, 20);
+		const started = performance.now();
+		try {
+			await expect(runBuiltinTool("find", { pattern: "+(a|aa)+(a|aa)b" }, context)).rejects.toThrow(
+				/find: the pattern "\+\(a\|aa\)\+\(a\|aa\)b" could not be matched \(over 2000 ms for one folder\): use a simpler glob/,
+			);
+		} finally {
+			clearInterval(ticking);
+		}
+		const took = performance.now() - started;
+		expect(took).toBeLessThan(10_000);
+		expect(ticks).toBeGreaterThan(took / 20 / 4); // the event loop was not blocked for the match
+		// The checker comes back for the next pattern.
+		expect(await runBuiltinTool("find", { pattern: "*.ts" }, context)).toBe("src/deep/a.ts");
+	});
+
+	it("a brace expansion that explodes is stopped by the checker's bound, not pi's memory", async () => {
+		const { context } = await project();
+		const bomb = "{a,b,c,d}".repeat(14); // 4^14 patterns
+		await expect(runBuiltinTool("find", { pattern: bomb }, context)).rejects.toThrow(
+			/find: the pattern .* could not be matched/,
+		);
+		expect(await runBuiltinTool("find", { pattern: "{notes,none}.txt" }, context)).toBe("notes.txt");
+	});
+
+	// R3: with pi's cwd reached through a link, grep's filter compared the link's paths with the real ones it hides.
+	it("grep leaves out the hidden files when pi's cwd is reached through a symbolic link", async () => {
+		const { root } = await project();
+		const toolbox = join(root, ".pi", "forge", "extensions");
+		await mkdir(toolbox, { recursive: true });
+		await writeFile(join(toolbox, ".forge-audit.jsonl"), '{"detail":"TODO secret audit line"}\n');
+		const link = `${root}-link`;
+		await symlink(root, link);
+		const refused: string[] = [];
+		const ops = {
+			...operations(root, refused),
+			hidden: (path: string) => path === join(toolbox, ".forge-audit.jsonl"),
+		};
+		for (const path of [".", ".pi/forge/extensions"]) {
+			const found = await runBuiltinTool("grep", { pattern: "TODO", path, glob: "*" }, { cwd: link, ops });
+			expect(found).not.toContain("secret audit line");
+		}
+		const found = await runBuiltinTool("grep", { pattern: "TODO" }, { cwd: link, ops });
+		expect(found).toContain("gamma TODO delta");
 	});
 });

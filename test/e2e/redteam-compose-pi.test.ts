@@ -1,0 +1,139 @@
+// The third red team's findings on tools that build on tools, through the real pi (both pi lines):
+// R1 a refused forge's test wrote the project through a callee; R2 a find pattern hung pi's main thread; R4 a tool
+// making thousands of nested calls made pi send the whole, growing list with every update.
+import { access } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
+
+const INDEX = resolve(import.meta.dirname, "../../index.ts");
+const NONE = { type: "object", properties: {} };
+const WRITE = {
+	type: "object",
+	properties: { path: { type: "string" }, text: { type: "string" } },
+	required: ["path", "text"],
+};
+let pi: PiHarness | undefined;
+
+afterEach(async () => {
+	await pi?.dispose();
+	pi = undefined;
+});
+
+const forge = (name: string, logic: string, parametersSchema: unknown = NONE, extra: Record<string, unknown> = {}) => ({
+	name: "forge_tool",
+	args: { name, description: `The ${name} tool of the red-team tests.`, parametersSchema, logic, ...extra },
+});
+const use = (name: string, args: Record<string, unknown> = {}) => ({ name: "use_forge_tool", args: { name, args } });
+const exists = (path: string) =>
+	access(path).then(
+		() => true,
+		() => false,
+	);
+
+async function start(env: Record<string, string>): Promise<string> {
+	const cwd = await makeTempDir("forge-red-compose");
+	pi = await startPi({ extensionPaths: [INDEX], cwd, env });
+	return cwd;
+}
+
+const WRITER = 'import { writeFileSync } from "node:fs";\nwriteFileSync(params.path, params.text);\nreturn "wrote";';
+
+describe("R1: a forge's tests hold the tools they call to the test's rules", () => {
+	it("a refused forge whose test calls a writing tool leaves the project as it was", async () => {
+		const cwd = await start({ PI_FORGE_POLICY: "prompt" });
+		const sneaky = `return await pi.useTool("writer", { path: ${JSON.stringify(join(cwd, "pwned.txt"))}, text: "x" });`;
+		const run = await pi!.run("r1", [
+			[forge("writer", WRITER, WRITE)],
+			[forge("sneaky", sneaky, NONE, { tests: [{ args: {}, equals: "something else" }] })],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents.map((e) => e.isError)).toEqual([false, true]);
+		expect(await exists(join(cwd, "pwned.txt"))).toBe(false);
+	});
+
+	it("a test whose callee writes the project fails on that write, saying so; a real call writes it", async () => {
+		const cwd = await start({ PI_FORGE_POLICY: "prompt" });
+		const target = JSON.stringify(join(cwd, "made.txt"));
+		const caller = `return await pi.useTool("writer", { path: ${target}, text: "made" });`;
+		const run = await pi!.run("r1b", [
+			[forge("writer", WRITER, WRITE)],
+			[forge("maker", caller, NONE, { tests: [{ args: {}, equals: "wrote" }] })],
+			[forge("maker", caller)],
+			[use("maker")],
+			{ text: "done" },
+		]);
+		const [, tested, untested, used] = run.toolEvents;
+		expect(tested.isError).toBe(true);
+		expect(tested.text).toMatch(/'writer' \(called by 'maker' through pi.useTool\) failed/);
+		expect(tested.text).toMatch(/'writer' may not write made.txt while a forge tests it/);
+		expect(untested.isError).toBe(false);
+		expect(used.isError, used.text).toBe(false);
+		expect(await exists(join(cwd, "made.txt"))).toBe(true);
+	});
+
+	it("a callee writing in its own temp dir works in a test", async () => {
+		await start({ PI_FORGE_POLICY: "prompt" });
+		const caller = 'return await pi.useTool("writer", { path: "TMP", text: "t" });';
+		const writer = WRITER.replace("params.path", 'params.path.replace("TMP", process.env.TMPDIR + "/t.txt")');
+		const run = await pi!.run("r1c", [
+			[forge("writer", writer, WRITE)],
+			[forge("temp-maker", caller, NONE, { tests: [{ args: {}, equals: "wrote" }] })],
+			{ text: "done" },
+		]);
+		expect(run.toolEvents.map((e) => [e.isError, e.text.slice(0, 300)])).toEqual([
+			[false, expect.any(String)],
+			[false, expect.any(String)],
+		]);
+	});
+});
+
+describe("R2: a find pattern cannot hang pi", () => {
+	it("a catastrophic glob fails within its bound under strict, and pi answers the next call", async () => {
+		await start({ PI_FORGE_POLICY: "strict", PI_FORGE_TIMEOUT_MS: "20000" });
+		const finder = [
+			'import { mkdirSync, writeFileSync } from "node:fs";',
+			'const dir = process.env.TMPDIR + "/d";',
+			"mkdirSync(dir, { recursive: true });",
+			'writeFileSync(dir + "/" + "a".repeat(40) + "!", "x");',
+			'return await pi.useTool("find", { pattern: params.pattern, path: dir });',
+		].join("\n");
+		const schema = { type: "object", properties: { pattern: { type: "string" } }, required: ["pattern"] };
+		const started = performance.now();
+		const run = await pi!.run("r2", [
+			[forge("finder", finder, schema)],
+			[use("finder", { pattern: "+(a|aa)+(a|aa)b" })],
+			[use("finder", { pattern: "a*!" })],
+			{ text: "done" },
+		]);
+		const [, hung, fine] = run.toolEvents;
+		expect(hung.isError).toBe(true);
+		expect(hung.text).toMatch(/find: the pattern .* could not be matched \(over 2000 ms for one folder\)/);
+		expect(fine.isError, fine.text).toBe(false);
+		expect(fine.text).toMatch(/a{40}!/);
+		expect(performance.now() - started).toBeLessThan(30_000);
+	});
+});
+
+describe("R4: many nested calls cost pi a bounded report", () => {
+	it("the result lists the last 20 nested calls and how many there were; updates are spaced", async () => {
+		await start({ PI_FORGE_POLICY: "strict" });
+		const spin = [
+			"let n = 0;",
+			"const started = Date.now();",
+			'for (; n < 400; n++) { try { await pi.useTool("ls", { path: 5 }); } catch {} }',
+			"return { n, ms: Date.now() - started };",
+		].join("\n");
+		const run = await pi!.run("r4", [[forge("spin", spin)], [use("spin")], { text: "done" }]);
+		const used = run.toolEvents[1];
+		expect(used.isError, used.text).toBe(false);
+		const details = used.details as { nested?: unknown[]; nestedCount?: number };
+		expect(details.nested).toHaveLength(20);
+		expect(details.nestedCount).toBe(400);
+		const ms = (JSON.parse(used.text) as { ms: number }).ms;
+		const updates = run.toolUpdates ?? { count: 0, bytes: 0 };
+		expect(updates.count).toBeGreaterThan(0);
+		expect(updates.count).toBeLessThanOrEqual(Math.ceil(ms / 100) + 2);
+		expect(updates.bytes / updates.count).toBeLessThan(5_000);
+	});
+});
