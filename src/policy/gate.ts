@@ -129,15 +129,14 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			grants: grants.get(projectDir, call.tool, call.hash),
 		});
 		let audited: "ask-allow-once" | "ask-allow-always" | "ask-deny" | undefined;
+		/** Why a grant given now could not be saved (it holds in this session only). */
+		let unsaved: string | undefined;
 		if (decision.verdict === "ask") {
 			const callAsks = asksOf(call);
 			const key = capabilityKey(capability);
 			const answer = callAsks.denied.has(key) ? "denied" : await ask(capability, call);
 			if (answer === "deny") callAsks.denied.add(key);
-			if (answer === "always")
-				await grants
-					.remember(projectDir, call.tool, grantKey(capability), "allow", call.hash)
-					.catch(() => undefined);
+			if (answer === "always") unsaved = await remember(grants, projectDir, call, grantKey(capability));
 			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
 			audited =
 				answer === "once"
@@ -161,16 +160,18 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 									: { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always")
-			await grants.remember(projectDir, call.tool, "inline", "allow", call.hash).catch(() => undefined);
+			unsaved = await remember(grants, projectDir, call, "inline");
 		const verdict = decision.verdict === "allow" ? "allow" : "deny";
+		const reason = "reason" in decision ? decision.reason : undefined;
 		audit.append({
 			at: new Date().toISOString(),
 			tool: call.tool,
 			version: call.hash,
 			capability: capabilityKey(capability),
 			decision: audited ?? verdict,
-			reason: "reason" in decision ? decision.reason : undefined,
+			reason: unsaved ? [reason, unsaved].filter(Boolean).join("; ") : reason,
 		});
+		if (unsaved) call.host?.notify(`'${call.tool}': ${unsaved}.`, "warning");
 		if (decision.verdict === "allow" && capability.kind !== "inline") return undefined;
 		if (decision.verdict === "allow") {
 			return {
@@ -232,6 +233,31 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			}),
 		flush: () => audit.flush(),
 	};
+}
+
+/** How long to wait before each new try at saving a grant (a write may fail for a moment: a busy file, too many open). */
+export const REMEMBER_RETRY_MS = [50, 250];
+
+/**
+ * Saves an "always" for the call's version of its tool, trying again when the write fails; undefined once saved, else
+ * what to tell the person (the grant holds in memory, for this session).
+ */
+async function remember(
+	grants: GrantsStore,
+	project: string,
+	call: GateCall,
+	key: string,
+): Promise<string | undefined> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			await grants.remember(project, call.tool, key, "allow", call.hash);
+			return undefined;
+		} catch (error) {
+			if (attempt >= REMEMBER_RETRY_MS.length)
+				return `the grant '${key}' holds in this session only: it could not be saved to ${grants.file} (${(error as Error).message})`;
+			await new Promise((resolve) => setTimeout(resolve, REMEMBER_RETRY_MS[attempt]));
+		}
+	}
 }
 
 /** Resolves (to undefined) when `signal` aborts; never without one. */

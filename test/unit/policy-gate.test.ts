@@ -13,10 +13,13 @@ import type { BrokerOperations } from "../../src/run/isolated/parent/operations.
 import type { PolicyGate } from "../../src/run/isolated/parent/policy-gate.ts";
 
 let dir: string;
+/** The audit logs of the test: their writes (not awaited by a decision) end before the folder is removed. */
+const audits: AuditLog[] = [];
 beforeEach(async () => {
 	dir = await mkdtemp(join(tmpdir(), "forge-gate-"));
 });
 afterEach(async () => {
+	await Promise.all(audits.splice(0).map((audit) => audit.flush()));
 	await rm(dir, { recursive: true, force: true });
 });
 
@@ -25,6 +28,7 @@ async function gateFor(policy: string, answer?: string) {
 	const grants = new GrantsStore(join(dir, "agent", "grants.json"));
 	await grants.load();
 	const audit = new AuditLog(join(dir, "audit.jsonl"));
+	audits.push(audit);
 	const gate = createPolicyGate({ config, grants, audit, runtimeDir: join(dir, "agent", "runtime") });
 	const asked: string[] = [];
 	const call: BrokerCall = {
@@ -65,6 +69,10 @@ describe("the policy gate", () => {
 		expect(await gate.authorise({ kind: "env", name: "SECRET_THING" }, call)).toBeUndefined();
 		expect(asked).toHaveLength(1);
 		expect(grants.get(config.realCwd, "probe", "h1").allow).toEqual(["env:SECRET_THING"]);
+		// Saved, not only kept in memory: another store reading the file finds it.
+		const reread = new GrantsStore(grants.file);
+		await reread.load();
+		expect(reread.get(config.realCwd, "probe", "h1").allow).toEqual(["env:SECRET_THING"]);
 		expect(await gate.authorise({ kind: "env", name: "SECRET_THING" }, call)).toBeUndefined();
 		expect(asked).toHaveLength(1);
 	});
