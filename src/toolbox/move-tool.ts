@@ -1,6 +1,8 @@
 // Promote and demote: a tool moves between the project toolbox and the user toolbox with its history and its version
 // (v3 stays v3). The destination gets the history and the exact pair of files first (under its lock), takes the tool
-// in, and only then the source lets it go: a move cut short leaves the tool in both, never in neither.
+// in, and only then the source lets it go: a move cut short leaves the tool in both, never in neither. Moving runs no
+// tool code with a lock held: a valid hand edit is taken in first, so the pair's metadata matches its source and the
+// destination takes it in without loading it (only a broken edit is loaded again there, by the re-check that finds it).
 
 import type { ForgeConfig } from "../contract/config.ts";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
