@@ -10,8 +10,8 @@ import { readdir, rm } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
 import { isInside } from "./paths.ts";
 
-/** The most entries one walk looks at (a project of ~20k files is walked in full). */
-export const MAX_ENTRIES = 200_000;
+/** The most entries one walk looks at: about half a second; a project of ~20k files is walked in full in ~50 ms. */
+export const MAX_ENTRIES = 100_000;
 
 const SKIPPED: ReadonlySet<string> = new Set(["node_modules"]);
 
