@@ -151,6 +151,16 @@ describe("what a tool sends", () => {
 		expect(requests).toEqual([]);
 	});
 
+	it("a request body over 10 MB is refused before anything is sent", async () => {
+		const body = Buffer.alloc(10 * 1024 * 1024 + 1).toString("base64");
+		const refused = await failure(makeRequest(net("/x", { method: "POST", body }), () => true, loopback));
+		expect(refused).toEqual({
+			code: "ERR_FORGE_TOO_LARGE",
+			message: "fetch: the request body is over 10485760 bytes",
+		});
+		expect(requests).toEqual([]);
+	});
+
 	it("a header value with a line break cannot smuggle a second request", async () => {
 		const refused = await failure(
 			makeRequest(net("/x", { headers: [["x-a", "1\r\nGET /smuggled HTTP/1.1"]] }), () => true, loopback),

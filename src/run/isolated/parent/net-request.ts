@@ -59,6 +59,10 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 	if (FORBIDDEN_METHODS.has(request.method.toUpperCase()))
 		throw unsupported(`fetch: the ${request.method.toUpperCase()} method cannot be used (fetch does not allow it)`);
 	const body = request.body === undefined ? undefined : Buffer.from(request.body, "base64");
+	if (body && body.length > MAX_NET_BODY)
+		throw Object.assign(new TypeError(`fetch: the request body is over ${MAX_NET_BODY} bytes`), {
+			code: "ERR_FORGE_TOO_LARGE",
+		});
 	const headers = outgoingHeaders(request.headers, url, body);
 	const timeoutMs = options.timeoutMs ?? NET_TIMEOUT_MS;
 	const stop = new AbortController();
