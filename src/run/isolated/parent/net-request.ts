@@ -49,18 +49,14 @@ const REFUSED = new Set(["transfer-encoding", "upgrade", "te", "trailer", "expec
 export async function makeRequest(request: NetRequest, alive: () => boolean, options: NetOptions): Promise<NetResult> {
 	const url = new URL(request.url);
 	if (url.protocol !== "http:" && url.protocol !== "https:")
-		throw Object.assign(new TypeError(`fetch: only http: and https: (${url.protocol})`), {
-			code: "ERR_FORGE_UNSUPPORTED",
-		});
+		throw unsupported(`fetch: only http: and https: (${url.protocol})`);
 	if (url.username || url.password)
-		throw Object.assign(new TypeError("fetch: a URL with a user name or password in it cannot be fetched"), {
-			code: "ERR_FORGE_UNSUPPORTED",
-		});
+		throw unsupported("fetch: a URL with a user name or password in it cannot be fetched");
 	if (FORBIDDEN_METHODS.has(request.method.toUpperCase()))
 		throw unsupported(`fetch: the ${request.method.toUpperCase()} method cannot be used (fetch does not allow it)`);
 	const body = request.body === undefined ? undefined : Buffer.from(request.body, "base64");
 	if (body && body.length > MAX_NET_BODY)
-		throw Object.assign(new TypeError(`fetch: the request body is over ${MAX_NET_BODY} bytes`), {
+		throw Object.assign(new Error(`fetch: the request body is over ${MAX_NET_BODY} bytes`), {
 			code: "ERR_FORGE_TOO_LARGE",
 		});
 	const headers = outgoingHeaders(request.headers, url, body);
@@ -89,7 +85,8 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 			url: request.url,
 		};
 	} catch (error) {
-		throw wireError(stop.signal.aborted ? stop.signal.reason : error);
+		// Once the time is up or the call is over, that is what failed, whatever the aborted request threw.
+		throw stop.signal.aborted ? wireError(stop.signal.reason, true) : wireError(error, false);
 	} finally {
 		release?.();
 		clearTimeout(timer);
@@ -231,8 +228,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 	});
 }
 
-/** What crosses to the tool: a refusal or a limit as itself; a failure on the way as fetch's, with its cause's fields. */
-function wireError(error: unknown): unknown {
+/**
+ * What crosses to the tool: a refusal or a limit as itself; a failure on the way as fetch's, with its cause's fields
+ * ("fetch failed", or the forge's own words where it stopped the request).
+ */
+function wireError(error: unknown, own: boolean): unknown {
 	const code = (error as { code?: unknown })?.code;
 	if (code === "ERR_FORGE_CALL_OVER" || code === "ERR_FORGE_TOO_LARGE" || code === "ERR_FORGE_UNSUPPORTED")
 		return error;
@@ -243,7 +243,7 @@ function wireError(error: unknown): unknown {
 			.filter(([, value]) => typeof value === "string" || typeof value === "number"),
 	);
 	fields.code ??= (error as { name?: string })?.name ?? "unknown";
-	const message = code === NOT_PUBLIC || code === "ETIMEDOUT" ? (error as Error).message : "fetch failed";
+	const message = own || code === NOT_PUBLIC ? (error as Error).message : "fetch failed";
 	return Object.assign(new Error(`${message}\n${JSON.stringify(fields)}`), { code: FETCH_FAILED });
 }
 
