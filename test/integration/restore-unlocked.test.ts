@@ -38,7 +38,7 @@ async function othersGoOn(box: IsolatedBox, change: Promise<unknown>): Promise<v
 	expect(message(other)).toBe("ok");
 	expect(message(call)).toBe("ok");
 	expect(listed).toContain("other");
-	expect(meanwhile).toBeLessThan(900); // not behind the slow test's remaining second
+	expect(meanwhile).toBeLessThan(900); // not behind the slow test's remaining two seconds
 	let settled = false;
 	void change.finally(() => (settled = true));
 	await new Promise((r) => setTimeout(r, 0));
@@ -50,7 +50,7 @@ describe("a roll-back's tests run with the toolbox unlocked", () => {
 		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		await toolbox.forge(toolRequest("quick", "return params.text.length;"), new Map());
-		expect(message(await toolbox.forge(toolRequest("slow-one", slow(1500), { tests: SLOW_TEST }), new Map()))).toBe(
+		expect(message(await toolbox.forge(toolRequest("slow-one", slow(2500), { tests: SLOW_TEST }), new Map()))).toBe(
 			"ok",
 		);
 		expect(message(await toolbox.forge(toolRequest("slow-one", "return params.text;"), new Map()))).toBe("ok");
@@ -100,7 +100,7 @@ describe("an import's tests run with the toolbox unlocked", () => {
 		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		await toolbox.forge(toolRequest("quick", "return params.text.length;"), new Map());
-		const from = await exported(box, "slow-one", slow(1500));
+		const from = await exported(box, "slow-one", slow(2500));
 		const imported = importTools(toolbox, from);
 		await othersGoOn(box, imported);
 		const outcomes = await imported;
