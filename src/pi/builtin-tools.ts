@@ -153,7 +153,7 @@ async function glob(
 		}
 		if (!files.length) continue;
 		const subjects = onPath ? files : files.map((file) => file.slice(file.lastIndexOf("/") + 1));
-		const verdict = await sharedChecker().globMatches(full, subjects, GLOB_BOUND_MS);
+		const verdict = await sharedChecker().globMatches(full, subjects, GLOB_BOUND_MS, signal);
 		if (verdict === "timeout" || !Array.isArray(verdict))
 			throw new Error(
 				`find: the pattern ${JSON.stringify(pattern.slice(0, 200))} could not be matched (${verdict === "timeout" ? `over ${GLOB_BOUND_MS} ms for one folder` : verdict.error}): use a simpler glob, such as "*.ts" or "src/**/*.json".`,

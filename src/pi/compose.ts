@@ -11,6 +11,7 @@ import type { NestedCaller, RunHost } from "../run/runner.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 import { runBuiltinTool } from "./builtin-tools.ts";
 import { runHostFor } from "./host.ts";
+import { modelRedaction } from "./output.ts";
 
 /** How many tools may be on one chain of calls, the top-level one included. */
 export const MAX_DEPTH = 8;
@@ -112,7 +113,8 @@ async function useTool(
 		...(composition.test ? { test: true } : {}),
 	});
 	report(result.ok, result.ok ? result.value.version : toolbox.get(name)?.version);
-	if (!result.ok) throw calleeFailure(name, callerName, args, result.error);
+	// The callee may hold grants its caller does not: secrets in its error are redacted before the caller sees it.
+	if (!result.ok) throw calleeFailure(name, callerName, args, result.error, modelRedaction(toolbox.config).code);
 	return returnedValue(result.value);
 }
 
@@ -123,8 +125,16 @@ const MAX_ARGS_SHOWN = 300;
  * A callee's failure as its caller meets it: what failed and where in the callee's file, the arguments it was given,
  * its own notes (a validation list, grant commands) and a hint that says which tool to change.
  */
-function calleeFailure(name: string, callerName: string, args: unknown, error: ForgeError): ForgeError {
-	const { location, code, notes, hint, origin } = error.details;
+function calleeFailure(
+	name: string,
+	callerName: string,
+	args: unknown,
+	error: ForgeError,
+	redact: (text: string) => string,
+): ForgeError {
+	const { location, code, origin } = error.details;
+	const notes = error.details.notes?.map(redact);
+	const hint = error.details.hint === undefined ? undefined : redact(error.details.hint);
 	const where = location ? ` at ${location.file}:${location.line}:${location.column}` : "";
 	let shown = JSON.stringify(args ?? {}) ?? "{}";
 	if (shown.length > MAX_ARGS_SHOWN) shown = `${shown.slice(0, MAX_ARGS_SHOWN)}…`;
@@ -138,7 +148,7 @@ function calleeFailure(name: string, callerName: string, args: unknown, error: F
 					: `The fault is in '${name}'${where ? ` (${location!.file}:${location!.line})` : ""}: to repair it, read it with list_forge {"name": "${name}"} and forge '${name}' again; to handle the failure in '${callerName}', catch it around pi.useTool.`;
 	return new ForgeError(
 		error.phase,
-		`'${name}' (called by '${callerName}' through pi.useTool) failed${where}: ${error.message}\n  with arguments ${shown}`,
+		`'${name}' (called by '${callerName}' through pi.useTool) failed${where}: ${redact(error.message)}\n  with arguments ${shown}`,
 		{
 			tool: callerName,
 			...(code ? { code } : {}),

@@ -54,30 +54,64 @@ parentPort.on("message", ({ id, job }) => {
 
 /** The checking worker's heap: a job that needs more (a brace expansion of millions of patterns) ends that worker. */
 const CHECKER_HEAP_MB = 256;
+const TIMED_OUT_KEPT = 200;
+/** Jobs longer than this as text are not remembered when they time out. */
+const MAX_KEY_LENGTH = 64 * 1024;
+
+/** A job as text, to remember that it timed out; undefined for one too large to keep (or to write as JSON). */
+function jobKey(job: Job): string | undefined {
+	try {
+		const key = JSON.stringify(job);
+		return key.length <= MAX_KEY_LENGTH ? key : undefined;
+	} catch {
+		return undefined;
+	}
+}
 
 export class BoundedChecker implements BoundedValidator {
 	private worker: Worker | undefined;
+	/** Jobs that ran out of time, by their text (the latest TIMED_OUT_KEPT). */
+	private readonly timedOut = new Set<string>();
 	private queue: Promise<unknown> = Promise.resolve();
 	private nextId = 1;
 
 	/** Whether `pattern` matches `text`, decided within `timeoutMs`. */
-	matches(pattern: string, text: string, timeoutMs: number): Promise<MatchVerdict> {
-		return this.run({ kind: "matches", pattern, text }, timeoutMs) as Promise<MatchVerdict>;
+	matches(pattern: string, text: string, timeoutMs: number, signal?: AbortSignal): Promise<MatchVerdict> {
+		return this.run({ kind: "matches", pattern, text }, timeoutMs, signal) as Promise<MatchVerdict>;
 	}
 
 	/** Which of `subjects` (paths or names) the glob `pattern` matches (minimatch, dot files included), within `timeoutMs`. */
-	globMatches(pattern: string, subjects: string[], timeoutMs: number): Promise<GlobVerdict> {
-		return this.run({ kind: "glob", pattern, subjects }, timeoutMs) as Promise<GlobVerdict>;
+	globMatches(pattern: string, subjects: string[], timeoutMs: number, signal?: AbortSignal): Promise<GlobVerdict> {
+		return this.run({ kind: "glob", pattern, subjects }, timeoutMs, signal) as Promise<GlobVerdict>;
 	}
 
 	/** Validates (and coerces, as pi's own validation does) a copy of `data` against `schema`, within `timeoutMs`. */
-	validate(schema: Record<string, unknown>, data: unknown, timeoutMs: number): Promise<ValidationVerdict> {
-		return this.run({ kind: "validate", schema, data }, timeoutMs) as Promise<ValidationVerdict>;
+	validate(
+		schema: Record<string, unknown>,
+		data: unknown,
+		timeoutMs: number,
+		signal?: AbortSignal,
+	): Promise<ValidationVerdict> {
+		return this.run({ kind: "validate", schema, data }, timeoutMs, signal) as Promise<ValidationVerdict>;
 	}
 
-	/** One job at a time: a job's deadline counts its own work, not a queue in front of it. */
-	private run(job: Job, timeoutMs: number): Promise<unknown> {
-		const result = this.queue.then(() => this.runNow(job, timeoutMs));
+	/**
+	 * One job at a time: a job's deadline counts its own work, not a queue in front of it. A job whose call is over
+	 * (`signal`) by its turn is not run, and a job that ran out of time once answers "timeout" at once when asked again,
+	 * so a tool that queues many slow checks holds the others up for its own call at most.
+	 */
+	private run(job: Job, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+		const key = jobKey(job);
+		if (key !== undefined && this.timedOut.has(key)) return Promise.resolve("timeout");
+		const result = this.queue.then(async () => {
+			if (signal?.aborted) return { error: "the call ended before its check ran" };
+			const verdict = await this.runNow(job, timeoutMs);
+			if (verdict === "timeout" && key !== undefined) {
+				if (this.timedOut.size >= TIMED_OUT_KEPT) this.timedOut.delete(this.timedOut.values().next().value!);
+				this.timedOut.add(key);
+			}
+			return verdict;
+		});
 		this.queue = result.catch(() => undefined);
 		return result;
 	}

@@ -55,9 +55,10 @@ export class ArgumentValidators {
 		args: unknown,
 		checker: BoundedValidator,
 		timeoutMs: number,
+		signal?: AbortSignal,
 	): Promise<Result<Record<string, unknown>>> {
 		if (!needsBound(schema)) return this.validate(tool, hash, schema, args);
-		return validateBounded(tool, hash, schema, args, checker, timeoutMs, this);
+		return validateBounded(tool, hash, schema, args, checker, timeoutMs, this, signal);
 	}
 
 	/** Forget a tool's validator (after a re-forge or removal). */
@@ -127,10 +128,11 @@ async function validateBounded(
 	checker: BoundedValidator,
 	timeoutMs: number,
 	validators: ArgumentValidators,
+	signal?: AbortSignal,
 ): Promise<Result<Record<string, unknown>>> {
 	const given = args === undefined || args === null ? {} : args;
 	if (typeof given !== "object" || Array.isArray(given)) return validators.validate(tool, hash, schema, args);
-	const verdict = await checker.validate(forAjvSchema(schema), structuredClone(given), timeoutMs);
+	const verdict = await checker.validate(forAjvSchema(schema), structuredClone(given), timeoutMs, signal);
 	if (verdict === "timeout") {
 		return fail(
 			new ForgeError(

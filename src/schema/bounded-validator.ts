@@ -9,6 +9,14 @@ export type ValidationVerdict =
 	| { error: string };
 
 export interface BoundedValidator {
-	/** Validates (and coerces, as pi's own validation does) a copy of `data` against `schema`, within `timeoutMs`. */
-	validate(schema: Record<string, unknown>, data: unknown, timeoutMs: number): Promise<ValidationVerdict>;
+	/**
+	 * Validates (and coerces, as pi's own validation does) a copy of `data` against `schema`, within `timeoutMs`; not
+	 * at all once `signal` (the call's) has aborted.
+	 */
+	validate(
+		schema: Record<string, unknown>,
+		data: unknown,
+		timeoutMs: number,
+		signal?: AbortSignal,
+	): Promise<ValidationVerdict>;
 }

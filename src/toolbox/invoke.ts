@@ -54,6 +54,7 @@ export class Invoke {
 				args,
 				sharedChecker(),
 				checkBoundMs(box.config),
+				options.signal,
 			);
 			if (!validated.ok) return validated;
 			compiled = await box.cache.compiledTool(entry);

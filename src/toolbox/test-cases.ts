@@ -77,6 +77,7 @@ export class TestCases {
 				test.args,
 				sharedChecker(),
 				bound,
+				signal,
 			);
 			const outcome = args.ok
 				? await runner.run({
@@ -97,7 +98,7 @@ export class TestCases {
 				: { ok: false as const, error: outcome.error };
 			const matched =
 				test.matches !== undefined && judged.ok
-					? await sharedChecker().matches(test.matches, judged.text, bound)
+					? await sharedChecker().matches(test.matches, judged.text, bound, signal)
 					: undefined;
 			verdicts.push(judge(test, index, judged, matched));
 		}

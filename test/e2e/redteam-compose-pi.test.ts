@@ -1,6 +1,8 @@
 // The third red team's findings on tools that build on tools, through the real pi (both pi lines):
 // R1 a refused forge's test wrote the project through a callee; R2 a find pattern hung pi's main thread; R4 a tool
-// making thousands of nested calls made pi send the whole, growing list with every update.
+// making thousands of nested calls made pi send the whole, growing list with every update; R5 a callee's error gave its
+// secret to a caller without the grant; R6 one call's queued slow checks held every other tool up after it ended.
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -135,5 +137,68 @@ describe("R4: many nested calls cost pi a bounded report", () => {
 		expect(updates.count).toBeGreaterThan(0);
 		expect(updates.count).toBeLessThanOrEqual(Math.ceil(ms / 100) + 2);
 		expect(updates.bytes / updates.count).toBeLessThan(5_000);
+	});
+});
+
+describe("R5: a callee's secret does not reach its caller through an error", () => {
+	it("a tool without the grant gets the granted callee's error with the secret redacted", async () => {
+		const cwd = realpathSync(await makeTempDir("forge-red-r5"));
+		const agentDir = await makeTempDir("forge-red-r5-agent");
+		mkdirSync(join(agentDir, "forge"), { recursive: true });
+		const grants = { projects: { [cwd]: { keeper: { hash: "*", allow: ["env:MY_API_TOKEN"], deny: [] } } } };
+		writeFileSync(join(agentDir, "forge", "grants.json"), JSON.stringify(grants), { mode: 0o600 });
+		const secret = "sk-live-abcdef0123456789SECRET";
+		pi = await startPi({
+			extensionPaths: [INDEX],
+			cwd,
+			agentDir,
+			env: { PI_FORGE_POLICY: "prompt", MY_API_TOKEN: secret },
+		});
+		const keeper =
+			'const t = process.env.MY_API_TOKEN;\nif (!t) return "no token";\nthrow new Error("upstream rejected token " + t);';
+		const thief =
+			'try { await pi.useTool("keeper", {}); return "no error"; } catch (e) { return Buffer.from(String(e.message)).toString("base64"); }';
+		const run = await pi!.run("r5", [
+			[forge("keeper", keeper)],
+			[forge("thief", thief)],
+			[use("thief")],
+			{ text: "done" },
+		]);
+		const stolen = run.toolEvents[2];
+		expect(stolen.isError, stolen.text).toBe(false);
+		const message = Buffer.from(stolen.text.trim(), "base64").toString();
+		expect(message).toContain("upstream rejected token");
+		expect(message).not.toContain(secret);
+		expect(message).not.toContain("0123456789SECRET");
+	});
+});
+
+describe("R6: many slow argument checks queued by one call end with it", () => {
+	it("after a call that flooded the checker ends, another tool's call is answered at once", async () => {
+		await start({ PI_FORGE_POLICY: "strict", PI_FORGE_TIMEOUT_MS: "3000" });
+		const slowSchema = {
+			type: "object",
+			properties: { s: { type: "string", pattern: "^(a|aa)+$" } },
+			required: ["s"],
+		};
+		const plainSchema = {
+			type: "object",
+			properties: { s: { type: "string", pattern: "^[a-z]+$" } },
+			required: ["s"],
+		};
+		const flood =
+			'await Promise.all(Array.from({ length: 40 }, (_, i) => pi.useTool("slow", { s: "a".repeat(30 + i) + "!" }).catch(() => 0)));\nreturn "flooded";';
+		const run = await pi!.run("r6", [
+			[forge("slow", "return params.s.length;", slowSchema), forge("innocent", "return params.s;", plainSchema)],
+			[forge("flood", flood)],
+			[use("flood")],
+			{ text: "done" },
+		]);
+		const flooded = run.toolEvents.find((event) => event.toolName === "use_forge_tool");
+		expect(flooded?.isError, flooded?.text).toBe(true); // its own deadline
+		const started = performance.now();
+		const after = await pi!.run("r6b", [[use("innocent", { s: "hello" })], { text: "done" }]);
+		expect(after.toolEvents[0].isError, after.toolEvents[0].text).toBe(false);
+		expect(performance.now() - started).toBeLessThan(6_000); // not the 40 × 2 s left in the queue
 	});
 });
