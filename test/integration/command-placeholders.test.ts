@@ -2,7 +2,7 @@
 // removed at the next start (never one a live pi holds, never a folder with something in it); and the walk that finds
 // protected names below the top of the project, on a project of ~20k files.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { runCommand } from "../../src/run/isolated/parent/exec-command.ts";
 import { detectSandbox } from "../../src/run/isolated/parent/os-sandbox.ts";
 import { real } from "../../src/run/isolated/parent/paths.ts";
 import { openPlaceholderRecords } from "../../src/run/isolated/parent/placeholders.ts";
-import { protectedNamesAt, scanProtected } from "../../src/run/isolated/parent/protected-scan.ts";
+import { protectedNamesAt, removeNew, scanProtected } from "../../src/run/isolated/parent/protected-scan.ts";
 
 const made: string[] = [];
 afterEach(() => {
@@ -134,5 +134,35 @@ describe("the walk for protected names", () => {
 		expect(ms).toBeLessThan(1000);
 		const cut = await scanProtected([project], names, 5000);
 		expect(cut.complete).toBe(false);
+	});
+});
+
+describe("removing what a command made", () => {
+	it("never follows a folder swapped for a link since the walk: what is behind the link stays, and is named", async () => {
+		const project = tempDir("ph-swap-");
+		const outside = tempDir("ph-outside-");
+		mkdirSync(join(outside, ".git"));
+		writeFileSync(join(outside, ".git", "HEAD"), "ref: refs/heads/main\n");
+		mkdirSync(join(project, "real", ".git"), { recursive: true });
+		symlinkSync(outside, join(project, "sub"));
+		const before = { paths: new Set<string>(), complete: true };
+		const after = { paths: new Set([join(project, "sub", ".git"), join(project, "real", ".git")]), complete: true };
+		const result = await removeNew(before, after, new Set());
+		expect(result).toEqual({ removed: [join(project, "real", ".git")], left: [join(project, "sub", ".git")] });
+		expect(readFileSync(join(outside, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
+		expect(existsSync(join(project, "real", ".git"))).toBe(false);
+	});
+
+	it("leaves a placeholder another command holds", async () => {
+		const project = tempDir("ph-held-");
+		mkdirSync(join(project, "x", ".git"), { recursive: true });
+		const after = { paths: new Set([join(project, "x", ".git")]), complete: true };
+		const result = await removeNew(
+			{ paths: new Set(), complete: true },
+			after,
+			new Set([join(project, "x", ".git")]),
+		);
+		expect(result).toEqual({ removed: [], left: [] });
+		expect(existsSync(join(project, "x", ".git"))).toBe(true);
 	});
 });

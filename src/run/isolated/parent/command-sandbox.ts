@@ -6,13 +6,14 @@
 // `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
 // removed when the last command that holds them ends (placeholders.ts); one whose folder is absent too
 // (`.vscode/tasks.json`) cannot be held, and is removed after the command if it made it.
-import { lstatSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { visibleIn } from "./command-visible.ts";
 import type { SandboxSpec } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
 import { holdPlaceholders, isHeld, releasePlaceholders } from "./placeholders.ts";
+import { removeAnchored } from "./protected-scan.ts";
 
 export interface CommandView {
 	/** Real paths: the project and the temp dir. */
@@ -42,7 +43,7 @@ const CREDENTIALS = ["credentials", "credentials.toml", ".credentials.json", "au
  * more (if still empty) and the protected paths no placeholder could hold (their folder was absent too) that the
  * command made, and says which those were.
  */
-export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): string[] } {
+export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(): Promise<string[]> } {
 	const home = homedir();
 	const hideHome = !!home && home !== "/" && !view.writable.some((root) => isInside(home, root));
 	const temps = sharedTempDirs().filter(
@@ -80,12 +81,13 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 	let released = false;
 	return {
 		spec,
-		release: () => {
+		release: async () => {
 			if (released) return [];
 			released = true;
-			// What no placeholder could hold and the command made anyway is removed (it ran with nothing of it there).
+			// What no placeholder could hold and the command made anyway is removed (it ran with nothing of it there),
+			// through its folder as checked: a folder swapped for a link by another command is not followed.
 			const undone = unheld.filter(exists);
-			for (const path of undone) rmSync(path, { recursive: true, force: true });
+			for (const path of undone) await removeAnchored(path).catch(() => undefined);
 			releasePlaceholders(held);
 			return undone;
 		},

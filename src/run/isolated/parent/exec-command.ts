@@ -146,14 +146,15 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		child.on("close", async (status, signal) => {
 			clearTimeout(timer);
 			unwatch();
-			const made = before
+			const made: { removed: string[]; left: string[]; note?: string } = before
 				? await madeBelow(before, scanRoots, names, setting.recordDir).catch(() => ({
 						removed: [],
+						left: [],
 						note: UNCHECKED,
 					}))
-				: { removed: [] };
-			const undone = [...(view?.release() ?? []), ...made.removed];
-			if (undone.length) error ??= madeProtected(undone);
+				: { removed: [], left: [] };
+			const undone = [...((await view?.release()) ?? []), ...made.removed];
+			if (undone.length || made.left.length) error ??= madeProtected(undone, made.left);
 			// Said, not failed: the command did nothing wrong that is known.
 			if (made.note) stderr += `${stderr && !stderr.endsWith("\n") ? "\n" : ""}agent-forge: ${made.note}\n`;
 			setting.children.delete(child);
@@ -171,12 +172,12 @@ async function madeBelow(
 	roots: string[],
 	names: Parameters<typeof scanProtected>[1],
 	recordDir: string | undefined,
-): Promise<{ removed: string[]; note?: string }> {
-	if (!before.complete) return { removed: [], note: TOO_BIG };
+): Promise<{ removed: string[]; left: string[]; note?: string }> {
+	if (!before.complete) return { removed: [], left: [], note: TOO_BIG };
 	const after = await scanProtected(roots, names);
-	if (!after.complete) return { removed: [], note: TOO_BIG };
+	if (!after.complete) return { removed: [], left: [], note: TOO_BIG };
 	// The placeholders of commands still running (this one's are released after this) are not what a command made.
-	return { removed: await removeNew(before, after, heldNow(recordDir)) };
+	return removeNew(before, after, heldNow(recordDir));
 }
 
 const TOO_BIG =
@@ -194,8 +195,17 @@ const FIRST_PINNED_FD = 3;
 const changedProgram = (file: string) =>
 	`${file} changed after it was approved (its content is not what was granted); it was not run. Run it again to be asked about what it holds now.`;
 
-const madeProtected = (paths: string[]) =>
-	`the command made ${paths.join(", ")}, which no forged tool may write (pi, git or another agent runs or obeys it); removed.`;
+const madeProtected = (paths: string[], left: string[] = []) =>
+	[
+		paths.length
+			? `the command made ${paths.join(", ")}, which no forged tool may write (pi, git or another agent runs or obeys it); removed.`
+			: "",
+		left.length
+			? `the command made ${left.join(", ")}, which no forged tool may write; not removed, because a folder on its way was swapped for a link meanwhile (remove it by hand).`
+			: "",
+	]
+		.filter(Boolean)
+		.join(" ");
 
 /** SIGKILL to a command's whole process group (what it started goes with it). */
 export function killGroup(child: ChildProcess): void {

@@ -6,8 +6,9 @@
 // names are the policy's own: those of the protected paths at the top of the project (`.git`, `AGENTS.md`,
 // `.vscode/tasks.json`), which the policy lists for every folder.
 import type { Dirent } from "node:fs";
-import { readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { basename, join, relative, sep } from "node:path";
+import { anchoredFs } from "./anchored-fs.ts";
 import { isInside } from "./paths.ts";
 
 /** The most entries one walk looks at: about half a second; a project of ~20k files is walked in full in ~50 ms. */
@@ -81,13 +82,29 @@ async function list(dir: string): Promise<{ dir: string; entries: Dirent[] }> {
 	return { dir, entries: await readdir(dir, { withFileTypes: true }).catch(() => []) };
 }
 
-/** What `after` found that `before` did not, but for `kept` (placeholders held now): removed, and returned. */
+/**
+ * What `after` found that `before` did not, but for `kept` (placeholders held now): removed through its folder as it
+ * was walked (anchored-fs.ts: a folder on the way swapped for a link since is not followed, and that path is left).
+ */
 export async function removeNew(
 	before: ProtectedScan,
 	after: ProtectedScan,
 	kept: ReadonlySet<string>,
-): Promise<string[]> {
+): Promise<{ removed: string[]; left: string[] }> {
 	const made = [...after.paths].filter((path) => !before.paths.has(path) && !kept.has(path)).sort();
-	for (const path of made) await rm(path, { recursive: true, force: true }).catch(() => undefined);
-	return made;
+	const removed: string[] = [];
+	const left: string[] = [];
+	for (const path of made) {
+		const gone = await removeAnchored(path).then(
+			() => true,
+			() => false,
+		);
+		(gone ? removed : left).push(path);
+	}
+	return { removed, left };
+}
+
+/** `rm -r` of `path` through its folder, checked to be the folder named (never through a link). */
+export function removeAnchored(path: string): Promise<unknown> {
+	return anchoredFs("rm", [path, { recursive: true, force: true }], []);
 }
