@@ -39,12 +39,12 @@ function runs() {
 describe("CandidateRuns", () => {
 	it("makes each run once, and under the lock reuses it", async () => {
 		const { candidate, made } = runs();
-		const tests = [{ args: {}, expect: 1 }];
+		const tests = [{ args: {}, expect: "1" }];
 		await candidate.preflight("/p", "code", "t", "forge-t.ts");
-		await candidate.runner({ code: "code" }, meta(tests));
+		await candidate.runner({ code: "code", map: "" }, meta(tests));
 		candidate.locked = true;
 		await candidate.preflight("/staged", "code", "t", "forge-t.ts");
-		await candidate.runner({ code: "code" }, meta(tests));
+		await candidate.runner({ code: "code", map: "" }, meta(tests));
 		expect(made).toEqual(["preflight code", `tests code ${JSON.stringify(tests)}`]);
 	});
 
@@ -52,7 +52,7 @@ describe("CandidateRuns", () => {
 		const { candidate, made } = runs();
 		candidate.locked = true;
 		await expect(candidate.preflight("/p", "other", "t", "forge-t.ts")).rejects.toBeInstanceOf(NotRunBeforeLock);
-		await expect(candidate.runner({ code: "code" }, meta([]))).rejects.toThrow(
+		await expect(candidate.runner({ code: "code", map: "" }, meta([]))).rejects.toThrow(
 			/runs again before the toolbox is locked/,
 		);
 		expect(made).toEqual([]);
