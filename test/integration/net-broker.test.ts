@@ -124,8 +124,8 @@ describe("a grant of a host name reaches public addresses only", () => {
 		["::1", "a loopback address", "[::1]"],
 		["fd00::5", "a private address", "[fd00::5]"],
 		["fe80::1", "a link-local address (cloud metadata services live there)", "[fe80::1]"],
-		["::ffff:127.0.0.1", "a loopback address", "[::ffff:7f00:1]"],
-		["::ffff:169.254.169.254", "a link-local address (cloud metadata services live there)", "[::ffff:a9fe:a9fe]"],
+		["::ffff:127.0.0.1", "a loopback address", "127.0.0.1"],
+		["::ffff:169.254.169.254", "a link-local address (cloud metadata services live there)", "169.254.169.254"],
 		["224.0.0.1", "a multicast address", "224.0.0.1"],
 	])("a name resolving to %s is refused, naming the grant that reaches it", async (address, kind, grantHost) => {
 		const { resolve } = scripted([address]);
@@ -200,7 +200,8 @@ describe("a grant of a host name reaches public addresses only", () => {
 			const reply = await get(`http://${host}:${port}/odd`);
 			expect(reply.ok, `${host}: ${JSON.stringify(reply)}`).toBe(true);
 		}
-		expect(asked).toEqual([...new Array(4).fill(asking(`127.0.0.1:${port}`)), asking(`[::ffff:7f00:1]:${port}`)]);
+		// An IPv4-mapped IPv6 address is asked for as the IPv4 address it reaches, which is what a person can judge.
+		expect(asked).toEqual(new Array(5).fill(asking(`127.0.0.1:${port}`)));
 		expect(lookups).toEqual([]);
 	});
 

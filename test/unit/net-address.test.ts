@@ -1,7 +1,8 @@
 // The address classifier behind net: grants of host names: which addresses are public, and which special range each
 // other one is in — IPv4, IPv6, and the IPv6 forms that carry an IPv4 address.
 import { describe, expect, it } from "vitest";
-import { type AddressKind, addressKind, isIPLiteral } from "../../src/run/isolated/parent/net-address.ts";
+import { netHost } from "../../src/run/isolated/parent/capabilities.ts";
+import { type AddressKind, addressKind, isIPLiteral, mappedIPv4 } from "../../src/run/isolated/parent/net-address.ts";
 
 const CASES: [string, AddressKind][] = [
 	// IPv4
@@ -108,5 +109,26 @@ describe("isIPLiteral", () => {
 		expect(isIPLiteral("localhost")).toBe(false);
 		expect(isIPLiteral("example.com.")).toBe(false);
 		expect(isIPLiteral("xn--pple-43d.com")).toBe(false);
+	});
+});
+
+describe("mappedIPv4 and the capability of a URL", () => {
+	it("reads an IPv4-mapped IPv6 address as the IPv4 address it reaches", () => {
+		expect(mappedIPv4("[::ffff:a9fe:a9fe]")).toBe("169.254.169.254");
+		expect(mappedIPv4("::ffff:127.0.0.1")).toBe("127.0.0.1");
+		expect(mappedIPv4("::1")).toBeUndefined();
+		expect(mappedIPv4("64:ff9b::7f00:1")).toBeUndefined();
+		expect(mappedIPv4("example.com")).toBeUndefined();
+	});
+
+	it("names the host as a person can judge it: lower case, punycode, the IPv4 address of a mapped one, a port only when not the default", () => {
+		expect(netHost("http://[::ffff:169.254.169.254]/latest")).toBe("169.254.169.254");
+		expect(netHost("http://[::ffff:127.0.0.1]:8080/")).toBe("127.0.0.1:8080");
+		expect(netHost("http://[::1]:8080/")).toBe("[::1]:8080");
+		expect(netHost("http://0x7f.1/")).toBe("127.0.0.1");
+		expect(netHost("https://API.Example.com:443/")).toBe("api.example.com");
+		expect(netHost("http://api.example.com:443/")).toBe("api.example.com:443");
+		expect(netHost("http://\u0430pple.com/")).toBe("xn--pple-43d.com");
+		expect(netHost("http://user@127.0.0.1:9/")).toBe("127.0.0.1:9");
 	});
 });

@@ -7,6 +7,7 @@ import { FS_OPS, isFsOp } from "../fs-ops.ts";
 import type { BrokerRequest, FsRequest } from "../protocol.ts";
 import { resolveProgram } from "../resolve-program.ts";
 import { type Capability, type EnvChange, shellQuote } from "./capability.ts";
+import { mappedIPv4 } from "./net-address.ts";
 import { programContent, shellFilesDigest } from "./program-content.ts";
 
 export interface CapabilityContext {
@@ -80,7 +81,10 @@ export async function capabilitiesOf(request: BrokerRequest, context: Capability
 	}
 }
 
-/** The host a URL names, as its capability does: the port only when it is not the scheme's default. */
+/**
+ * The host a URL names, as its capability does: the port only when it is not the scheme's default; an IPv4-mapped
+ * IPv6 address (`[::ffff:a9fe:a9fe]`) as the IPv4 address it reaches (169.254.169.254), which is what a person reads.
+ */
 export function netHost(url: string): string {
 	let parsed: URL;
 	try {
@@ -94,7 +98,8 @@ export function netHost(url: string): string {
 		throw Object.assign(new TypeError(`fetch: only http: and https: (${parsed.protocol})`), {
 			code: "ERR_FORGE_UNSUPPORTED",
 		});
-	return parsed.host.toLowerCase();
+	const mapped = mappedIPv4(parsed.hostname);
+	return mapped ? `${mapped}${parsed.port ? `:${parsed.port}` : ""}` : parsed.host.toLowerCase();
 }
 
 /** The real path of `path`, or for a path that does not exist yet the real path of its nearest existing parent joined with the rest. */

@@ -59,6 +59,15 @@ export function isIPLiteral(host: string): boolean {
 	return parseIPv4(bare) !== undefined || parseIPv6(bare) !== undefined;
 }
 
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:7f00:1`, brackets or not) stands for, in dotted form. */
+export function mappedIPv4(host: string): string | undefined {
+	const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+	const groups = parseIPv6(bare);
+	if (!groups || groups.slice(0, 5).some((g) => g !== 0) || groups[5] !== 0xffff) return undefined;
+	const [high = 0, low = 0] = groups.slice(6);
+	return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
 function ipv4Kind(value: number): AddressKind {
 	for (const [octets, prefix, kind] of IPV4_RANGES) {
 		const base = octets.reduce((sum, octet, i) => sum + octet * 256 ** (3 - i), 0);

@@ -2,7 +2,7 @@
 // a host name (`net:api.example.com`) reaches public addresses only, so a name whose DNS answers with a loopback,
 // private or metadata address (DNS rebinding) is refused; an IP address or `localhost` in the URL is what the person
 // approved, and is connected to as it is.
-import { addressKind, isIPLiteral, KIND_TEXT } from "./net-address.ts";
+import { addressKind, isIPLiteral, KIND_TEXT, mappedIPv4 } from "./net-address.ts";
 
 export interface ResolvedAddress {
 	address: string;
@@ -48,7 +48,8 @@ export async function resolveTarget(url: URL, resolve: Resolve): Promise<Resolve
 }
 
 function notPublicMessage(url: URL, address: string, kind: string): string {
-	const bare = address.replace(/%.*$/, "");
+	// As the capability of a URL naming the address writes it (netHost): an IPv4-mapped address as its IPv4 address.
+	const bare = mappedIPv4(address) ?? address.replace(/%.*$/, "");
 	const grant = new URL(`${url.protocol}//${bare.includes(":") ? `[${bare}]` : bare}`);
 	grant.port = url.port;
 	return `fetch: ${url.hostname} resolved to ${address}, ${kind}; a grant of a host name reaches only public addresses — ask for net:${grant.host} to reach it`;
