@@ -242,10 +242,12 @@ describe("the kernel's process limit (RLIMIT_NPROC inside bubblewrap)", () => {
 			spawn(asUser[0] ?? "sleep", [...asUser.slice(1), ...(asUser.length ? ["sleep"] : []), "20"]),
 		);
 		try {
-			const inner = limited(limitSupport(sandbox), { processes: 40, dataMb: 512 }, "/bin/sh", [
-				"-c",
-				`i=0; while [ $i -lt 200 ]; do sleep 20 & i=$((i+1)); echo $i > ${dir}/count; done`,
-			]);
+			const inner = limited(
+				{ prlimit: limitSupport(sandbox).prlimit, watch: false },
+				{ processes: 40, dataMb: 512 },
+				"/bin/sh",
+				["-c", `i=0; while [ $i -lt 200 ]; do sleep 20 & i=$((i+1)); echo $i > ${dir}/count; done`],
+			);
 			const args = [
 				...bwrapArgs({ writable: [dir], readOnly: [], network: false }),
 				"--",

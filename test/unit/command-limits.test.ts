@@ -18,6 +18,14 @@ describe("command limits", () => {
 			command: "/usr/bin/prlimit",
 			args: ["--nproc=64", `--data=${300 * 1024 * 1024}`, "--core=0", "--", "/bin/sh", "-c", "echo '$x'; --"],
 		});
+		// Where pi keeps the count (root, a setuid bubblewrap), the kernel's count is not asked for.
+		expect(limited({ prlimit: "/usr/bin/prlimit", watch: true }, LIMITS, "git", ["status"]).args).toEqual([
+			`--data=${300 * 1024 * 1024}`,
+			"--core=0",
+			"--",
+			"git",
+			"status",
+		]);
 		expect(limited({ watch: true }, LIMITS, "git", ["status"])).toEqual({ command: "git", args: ["status"] });
 	});
 
@@ -28,6 +36,7 @@ describe("command limits", () => {
 			watch: false,
 		});
 		expect(limitSupport({ ...bwrap, prlimit: "/usr/bin/prlimit", root: true }).watch).toBe(true);
+		expect(limitSupport({ ...bwrap, prlimit: "/usr/bin/prlimit", setuid: true }).watch).toBe(true);
 		expect(limitSupport(bwrap)).toEqual({ watch: true });
 		expect(limitSupport({ kind: "none", reason: "off" })).toEqual({ watch: false });
 	});
@@ -37,7 +46,7 @@ describe("command limits", () => {
 			"Granted commands: at most 64 processes and threads, 300 MB of data per process (kernel-enforced).",
 		);
 		expect(describeLimits({ prlimit: "/usr/bin/prlimit", watch: true }, LIMITS)).toContain(
-			"kept by pi, which runs as root",
+			"kept by pi, where the kernel cannot keep it",
 		);
 		expect(describeLimits({ watch: true }, LIMITS)).toBe(
 			"Granted commands: at most 64 processes and threads (counted by pi every 50 ms); no memory limit (util-linux's prlimit was not found).",

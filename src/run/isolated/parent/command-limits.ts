@@ -2,8 +2,8 @@
 // in the machine: util-linux's prlimit, run inside bubblewrap, sets RLIMIT_NPROC (counted per user namespace, so only
 // the command's own processes and threads count) and RLIMIT_DATA (a process's private writable memory: a reservation
 // that Node or V8 makes without touching it does not count, as it would under RLIMIT_AS). The kernel does not apply
-// RLIMIT_NPROC to root: there (and where prlimit is missing) a watch counts the command's processes and stops it past
-// the limit.
+// RLIMIT_NPROC to root, and a setuid bubblewrap makes no user namespace (the limit would count all the user's
+// processes): there, and where prlimit is missing, a watch counts the command's processes and stops it past the limit.
 import { readdirSync, readFileSync } from "node:fs";
 import { totalmem } from "node:os";
 
@@ -25,7 +25,7 @@ export function defaultCommandLimits(): CommandLimits {
 /** How the limits are kept here: prlimit's path (undefined: none), and whether the process count needs the watch. */
 export interface LimitSupport {
 	prlimit?: string;
-	/** pi runs as root: RLIMIT_NPROC does not bind, the watch counts instead. */
+	/** The process count is kept by the watch, not by RLIMIT_NPROC (pi runs as root, or bubblewrap is setuid). */
 	watch: boolean;
 }
 
@@ -40,7 +40,14 @@ export function limited(
 	const data = limits.dataMb * 1024 * 1024;
 	return {
 		command: support.prlimit,
-		args: [`--nproc=${limits.processes}`, `--data=${data}`, "--core=0", "--", command, ...args],
+		args: [
+			...(support.watch ? [] : [`--nproc=${limits.processes}`]),
+			`--data=${data}`,
+			"--core=0",
+			"--",
+			command,
+			...args,
+		],
 	};
 }
 
@@ -91,8 +98,6 @@ export function describeLimits(support: LimitSupport, limits: CommandLimits): st
 	const processes = `at most ${limits.processes} processes and threads`;
 	if (!support.prlimit)
 		return `Granted commands: ${processes} (counted by pi every ${WATCH_MS} ms); no memory limit (util-linux's prlimit was not found).`;
-	const how = support.watch
-		? "the process count kept by pi, which runs as root, to whom the kernel does not apply it"
-		: "kernel-enforced";
+	const how = support.watch ? "the process count kept by pi, where the kernel cannot keep it" : "kernel-enforced";
 	return `Granted commands: ${processes}, ${limits.dataMb} MB of data per process (${how}).`;
 }

@@ -6,7 +6,7 @@
 // (containers that forbid them, macOS, Windows), the sandbox is reported as unavailable and the Node layer stands alone.
 // A granted command is limited in processes and memory too, where util-linux's prlimit is there (command-limits.ts).
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { defaultCommandLimits, describeLimits, type LimitSupport } from "./command-limits.ts";
 
 export type SandboxStatus =
@@ -18,6 +18,8 @@ export type SandboxStatus =
 			prlimit?: string;
 			/** pi runs as root: the kernel does not apply a process limit to it, so pi watches the count. */
 			root?: boolean;
+			/** bubblewrap is setuid: it makes no user namespace, so a process limit would count all the user's processes. */
+			setuid?: boolean;
 	  }
 	| { kind: "none"; reason: string };
 
@@ -74,6 +76,7 @@ export async function detectSandbox(
 		version: version.ok ? version.detail.replace(/^bubblewrap\s*/, "") : "unknown",
 		...(prlimit ? { prlimit } : {}),
 		root: process.getuid?.() === 0,
+		setuid: (statSync(path).mode & 0o4000) !== 0,
 	};
 }
 
@@ -121,7 +124,8 @@ export function describeSandbox(status: SandboxStatus): string {
 /** How a granted command's limits are kept in this sandbox. */
 export function limitSupport(status: SandboxStatus): LimitSupport {
 	if (status.kind !== "bubblewrap") return { watch: false };
-	return { ...(status.prlimit ? { prlimit: status.prlimit } : {}), watch: !!status.root || !status.prlimit };
+	const watch = !!status.root || !!status.setuid || !status.prlimit;
+	return { ...(status.prlimit ? { prlimit: status.prlimit } : {}), watch };
 }
 
 function run(file: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
