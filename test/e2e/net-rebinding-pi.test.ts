@@ -1,7 +1,7 @@
 // DNS rebinding through the real pi (both lines): a person grants a forged tool a host NAME, and that name resolves to
 // a loopback or private address (here the machine's own host name, as /etc/hosts or the local DNS answer it). The
 // tool's fetch is refused, saying which address it resolved to and which grant reaches it; granted as said, the
-// address itself is reached.
+// address itself is reached. A Host header cannot make a granted address serve another host.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
@@ -80,5 +80,40 @@ describe("a granted host name that resolves to a private address", () => {
 		expect(grantedAddress?.isError, grantedAddress?.text).toBe(false);
 		expect(reached?.isError, reached?.text).toBe(false);
 		expect(reached?.text).toBe("200 hello from /data");
+	});
+
+	it("a granted address cannot be made to serve another host by a Host header; the refusal says why", async () => {
+		await pi?.dispose();
+		pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_POLICY: "prompt" } });
+		const fronting = {
+			...fetcher,
+			name: "fronting",
+			logic: 'const response = await fetch(params.url, { headers: { host: "169.254.169.254" } });\nreturn `${response.status} ${await response.text()}`;',
+		};
+		const url = `http://127.0.0.1:${port}/latest/meta-data/`;
+		let grantCommand = "";
+		const run = await pi.run("fetch it", [
+			[{ name: "forge_tool", args: fronting }],
+			[{ name: "use_forge_tool", args: { name: "fronting", args: { url } } }],
+			({ lastToolResults }) => {
+				grantCommand =
+					lastToolResults[0]?.text
+						.split("\n")
+						.find((line) => line.trim().startsWith("without agent-forge on the PATH: "))
+						?.trim()
+						.slice("without agent-forge on the PATH: ".length) ?? "";
+				return [{ name: "bash", args: { command: grantCommand } }];
+			},
+			[{ name: "use_forge_tool", args: { name: "fronting", args: { url } } }],
+			{ text: "done" },
+		]);
+		const [forged, asked, granted, fronted] = run.toolEvents;
+		expect(forged?.isError, forged?.text).toBe(false);
+		expect(asked?.text).toContain(`'fronting' may not connect to 127.0.0.1:${port}`);
+		expect(granted?.isError, granted?.text).toBe(false);
+		expect(fronted?.isError).toBe(true);
+		expect(fronted?.text).toContain(
+			`fetch: the Host header (169.254.169.254) names another host than the URL (127.0.0.1:${port}); a request goes to the host its URL names, which is the one granted`,
+		);
 	});
 });
