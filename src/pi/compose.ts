@@ -5,6 +5,7 @@
 // chain deeper than MAX_DEPTH, is an error naming the chain. Every nested call is reported to the top-level call.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { ForgeError } from "../contract/forge-error.ts";
+import { NAME_PATTERN } from "../contract/names.ts";
 import { isBuiltinTool } from "../contract/tool-calls.ts";
 import { NO_VALUE_TEXT, outputText, type ToolOutput } from "../run/result.ts";
 import type { NestedCaller, RunHost } from "../run/runner.ts";
@@ -56,10 +57,13 @@ async function useTool(
 	caller: NestedCaller,
 ): Promise<unknown> {
 	const callerName = chain.at(-1) ?? "?";
-	if (typeof name !== "string" || name === "")
-		throw new ForgeError("arguments", "pi.useTool(name, args): name is the name of a tool, as a string.", {
-			tool: callerName,
-		});
+	// Only a name a tool could have is reported as a nested call (it is shown in pi's terminal).
+	if (typeof name !== "string" || !(isBuiltinTool(name) || NAME_PATTERN.test(name)))
+		throw new ForgeError(
+			"arguments",
+			`pi.useTool(name, args): name is the name of a tool, as a string (lowercase letters, digits, - and _), not ${typeof name === "string" ? JSON.stringify(name.slice(0, 60)) : typeof name}.`,
+			{ tool: callerName },
+		);
 	const through = [...chain, name].join(" → ");
 	if (chain.includes(name))
 		throw new ForgeError(

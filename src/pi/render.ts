@@ -2,6 +2,7 @@
 // against the previous version as a diff), what was run (tool, arguments, outcome, time), and /forge's messages.
 import type { AgentToolResult, MessageRenderer, Theme, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import type { Component } from "@earendil-works/pi-tui";
+import { inertJson, inertText, sanitizeForDisplay } from "../policy/terminal-text.ts";
 import type { NestedCall } from "./compose.ts";
 import { Box, Text } from "./pi-exports.ts";
 
@@ -36,16 +37,22 @@ function nestedLines(details: UseDetails | undefined, theme: Theme): string[] {
 		...more,
 		...nested.map(
 			(call) =>
-				`${"  ".repeat(call.depth)}${theme.fg("dim", "↳")} ${call.ok ? theme.fg("success", "✓") : theme.fg("error", "✗")} ${call.name}${call.version ? ` v${call.version}` : ""} ${theme.fg("dim", `· ${Math.round(call.durationMs)} ms`)}`,
+				`${"  ".repeat(call.depth)}${theme.fg("dim", "↳")} ${call.ok ? theme.fg("success", "✓") : theme.fg("error", "✗")} ${sanitizeForDisplay(call.name)}${call.version ? ` v${call.version}` : ""} ${theme.fg("dim", `· ${Math.round(call.durationMs)} ms`)}`,
 		),
 	];
 }
 
+/** A result's text as the terminal shows it: what a tool returned or threw is shown, never acted on (escapes). */
 const textOf = (result: AgentToolResult<unknown>) =>
-	result.content
-		.filter((block): block is { type: "text"; text: string } => block.type === "text")
-		.map((block) => block.text)
-		.join("\n");
+	inertText(
+		result.content
+			.filter((block): block is { type: "text"; text: string } => block.type === "text")
+			.map((block) => block.text)
+			.join("\n"),
+	);
+
+/** A name the model sent, before anything checked it: shown, never acted on. */
+const shown = (name: unknown) => (typeof name === "string" ? sanitizeForDisplay(name) : "…");
 
 function reuse(last: Component | undefined): Text {
 	return last instanceof Text ? last : new Text("", 0, 0);
@@ -79,11 +86,12 @@ export function renderForgeCall(
 ): Component {
 	const text = reuse(last);
 	const lines = typeof args.logic === "string" ? args.logic.split("\n").length : 0;
-	const description = args.description
-		? ` ${theme.fg("muted", args.description.length > 70 ? `${args.description.slice(0, 69)}…` : args.description)}`
-		: "";
+	const description =
+		typeof args.description === "string" && args.description
+			? ` ${theme.fg("muted", sanitizeForDisplay(args.description.length > 70 ? `${args.description.slice(0, 69)}…` : args.description))}`
+			: "";
 	text.setText(
-		`${theme.fg("toolTitle", theme.bold("forge_tool "))}${theme.fg("accent", args.name ?? "…")}${description}${lines ? theme.fg("dim", ` (${lines} line${lines === 1 ? "" : "s"} of logic)`) : ""}`,
+		`${theme.fg("toolTitle", theme.bold("forge_tool "))}${theme.fg("accent", shown(args.name))}${description}${lines ? theme.fg("dim", ` (${lines} line${lines === 1 ? "" : "s"} of logic)`) : ""}`,
 	);
 	return text;
 }
@@ -121,7 +129,7 @@ export function renderForgeResult(
 }
 
 function diffLines(diff: string, theme: Theme): string[] {
-	return diff
+	return inertText(diff)
 		.split("\n")
 		.filter(
 			(line) => !line.startsWith("===") && !line.startsWith("Index:") && line !== "\\ No newline at end of file",
@@ -141,9 +149,9 @@ export function renderUseCall(
 	last: Component | undefined,
 ): Component {
 	const text = reuse(last);
-	const json = args.args === undefined ? "{}" : JSON.stringify(args.args);
+	const json = args.args === undefined ? "{}" : inertJson(JSON.stringify(args.args) ?? "{}");
 	text.setText(
-		`${theme.fg("toolTitle", theme.bold("use_forge_tool "))}${theme.fg("accent", args.name ?? "…")} ${theme.fg("muted", json.length > 80 ? `${json.slice(0, 79)}…` : json)}`,
+		`${theme.fg("toolTitle", theme.bold("use_forge_tool "))}${theme.fg("accent", shown(args.name))} ${theme.fg("muted", json.length > 80 ? `${json.slice(0, 79)}…` : json)}`,
 	);
 	return text;
 }

@@ -202,3 +202,16 @@ describe("R6: many slow argument checks queued by one call end with it", () => {
 		expect(performance.now() - started).toBeLessThan(6_000); // not the 40 × 2 s left in the queue
 	});
 });
+
+describe("R7: a name no tool could have is refused before it is shown", () => {
+	it("pi.useTool with escape sequences in the name is an arguments error, not a nested call", async () => {
+		await start({ PI_FORGE_POLICY: "strict" });
+		const logic =
+			'try { await pi.useTool("\\u001b]2;PWNED\\u0007x", {}); } catch (e) { return String(e.message); }\nreturn "called";';
+		const run = await pi!.run("r7", [[forge("esc", logic)], [use("esc")], { text: "done" }]);
+		const used = run.toolEvents[1];
+		expect(used.isError, used.text).toBe(false);
+		expect(used.text).toMatch(/pi.useTool\(name, args\): name is the name of a tool/);
+		expect((used.details as { nested?: unknown[] }).nested ?? []).toEqual([]);
+	});
+});
