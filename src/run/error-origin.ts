@@ -3,6 +3,7 @@
 // in the logic. Only the logic is worth repairing; the others need another argument or a grant.
 import { resolve, sep } from "node:path";
 import type { ErrorOrigin } from "../contract/forge-error.ts";
+import { NOT_PUBLIC } from "./isolated/parent/net-target.ts";
 
 const MAX_CAUSES = 4;
 /** Of an AggregateError (several addresses tried), the errors shown. */
@@ -73,6 +74,12 @@ export function diagnose(error: unknown, input?: CallInput): Diagnosis {
 				"This access was refused by the forge's policy, not by a fault of the logic: the tool needs a grant for it (see `/forge grants`), or another path inside the project.",
 		};
 	}
+	// A granted host name that resolved to a private address: refused by the forge, whatever the logic does.
+	if (chain.some((e) => e.code === NOT_PUBLIC))
+		return {
+			origin: "permission",
+			hint: "The forge refused this request: the host name resolved to a private address, which a grant of a name never reaches. If the tool is meant to reach that address, fetch it by its address (so its grant can be asked for) or have the user grant net:<address>[:port]; the logic need not change.",
+		};
 	const args = input ? stringArguments(input.params) : [];
 	for (const e of chain) {
 		const code = typeof e.code === "string" ? e.code : undefined;

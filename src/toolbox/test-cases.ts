@@ -1,6 +1,6 @@
 // A tool's tests, run in the runner real calls use: a candidate's before its promotion (against its own copy, so the
-// live tool keeps running), or a live tool's on demand. Their time is bounded: a roll-back or import holds the
-// toolbox lock while they run (a forge runs them before it locks, see candidate-runs.ts), and a forge waits on them.
+// live tool keeps running), or a live tool's on demand. Their time is bounded: a change waits on them (they run before
+// it locks the toolbox, see candidate-runs.ts).
 import { ForgeError } from "../contract/forge-error.ts";
 import { type ToolMeta, tsFileOf } from "../contract/tool-files.ts";
 import { judge, type TestVerdict } from "../contract/tool-tests.ts";
@@ -45,7 +45,7 @@ export class TestCases {
 	}
 
 	/**
-	 * A change waits on its tests (a roll-back or import with the lock held), so their time is bounded: each case
+	 * A change waits on its tests (before it locks the toolbox), so their time is bounded: each case
 	 * within PI_FORGE_TIMEOUT_MS (a longer timeoutMs of its own is capped to it), all of them within twice that, none
 	 * once `signal` aborts.
 	 */

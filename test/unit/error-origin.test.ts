@@ -60,6 +60,18 @@ describe("causeLines", () => {
 });
 
 describe("diagnose", () => {
+	it("a granted host name that resolved to a private address is the forge's refusal, not a fault of the logic", () => {
+		const refused = Object.assign(
+			new TypeError(
+				"fetch: api.example.com resolved to 127.0.0.1, a loopback address; a grant of a host name reaches only public addresses",
+			),
+			{ cause: Object.assign(new Error("not public"), { code: "ERR_FORGE_NOT_PUBLIC", address: "127.0.0.1" }) },
+		);
+		const diagnosis = diagnose(refused, { params: { url: "http://api.example.com/" }, cwd: "/p" });
+		expect(diagnosis.origin).toBe("permission");
+		expect(diagnosis.hint).toMatch(/grant net:<address>\[:port\]; the logic need not change/);
+	});
+
 	it("blames the argument for a missing file it named, relative or absolute, and says what to change", () => {
 		const relative = diagnose(fsError("ENOENT", `${CWD}/data/missing.csv`), {
 			params: { file: "data/missing.csv" },
