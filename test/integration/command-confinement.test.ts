@@ -231,6 +231,18 @@ describe("protected names below the top of the project", () => {
 	});
 });
 
+describe("a project too big to walk", () => {
+	it("removes nothing (a name past the walk's end could have been there) and says so in the command's output", async () => {
+		const s = setting({ scanEntries: 10 });
+		for (let i = 0; i < 20; i++) writeFileSync(join(s.project, `file${i}.txt`), "");
+		const result = await runCommand(sh("git init -q sub && echo inited"), s);
+		expect(result.error).toBeUndefined();
+		expect(result.stdout).toBe("inited\n");
+		expect(result.stderr).toContain("agent-forge: the project has too many files to check all of them");
+		expect(existsSync(join(s.project, "sub", ".git"))).toBe(true);
+	});
+});
+
 describe("the kernel's process limit (RLIMIT_NPROC inside bubblewrap)", () => {
 	it("counts only the command's user namespace: a user with many processes elsewhere still gets its limit's worth", async () => {
 		const dir = tempDir("cmd-nproc-");

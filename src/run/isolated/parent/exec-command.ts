@@ -9,7 +9,7 @@ import { commandSandbox } from "./command-sandbox.ts";
 import { limitSupport, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import { heldNow } from "./placeholders.ts";
 import { approvedFiles } from "./program-content.ts";
-import { type ProtectedScan, protectedNamesAt, removeNew, scanProtected } from "./protected-scan.ts";
+import { MAX_ENTRIES, type ProtectedScan, protectedNamesAt, removeNew, scanProtected } from "./protected-scan.ts";
 
 /** A command as the broker hands it over: `programDigest`, the content of the program that was approved. */
 export type ApprovedExec = ExecRequest & { programDigest?: string };
@@ -36,6 +36,8 @@ export interface CommandSetting {
 	limits?: CommandLimits;
 	/** A folder no tool can write where pi records the placeholders it holds (see placeholders.ts). */
 	recordDir?: string;
+	/** The most entries the walk for protected names looks at (MAX_ENTRIES when not given). */
+	scanEntries?: number;
 }
 
 /**
@@ -58,7 +60,8 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 	const scanRoots =
 		sandbox.kind === "bubblewrap" ? setting.writable.filter((root) => root !== setting.env.TMPDIR) : [];
 	const names = protectedNamesAt(setting.cwd, setting.readOnly);
-	const before = scanRoots.length ? await scanProtected(scanRoots, names) : undefined;
+	const entries = setting.scanEntries ?? MAX_ENTRIES;
+	const before = scanRoots.length ? await scanProtected(scanRoots, names, entries) : undefined;
 	const view =
 		sandbox.kind === "bubblewrap"
 			? commandSandbox({
@@ -147,7 +150,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 			clearTimeout(timer);
 			unwatch();
 			const made: { removed: string[]; left: string[]; note?: string } = before
-				? await madeBelow(before, scanRoots, names, setting.recordDir).catch(() => ({
+				? await madeBelow(before, scanRoots, names, entries, setting.recordDir).catch(() => ({
 						removed: [],
 						left: [],
 						note: UNCHECKED,
@@ -171,10 +174,11 @@ async function madeBelow(
 	before: ProtectedScan,
 	roots: string[],
 	names: Parameters<typeof scanProtected>[1],
+	entries: number,
 	recordDir: string | undefined,
 ): Promise<{ removed: string[]; left: string[]; note?: string }> {
 	if (!before.complete) return { removed: [], left: [], note: TOO_BIG };
-	const after = await scanProtected(roots, names);
+	const after = await scanProtected(roots, names, entries);
 	if (!after.complete) return { removed: [], left: [], note: TOO_BIG };
 	// The placeholders of commands still running (this one's are released after this) are not what a command made.
 	return removeNew(before, after, heldNow(recordDir));
