@@ -1,23 +1,25 @@
 // `agent-forge rollback` and `agent-forge import` run the candidate's tests with the toolbox unlocked: while the test
-// of one waits (for a file this test writes only afterwards), another agent-forge process changes the toolbox at once.
-// Were the lock held while the test runs, that process would wait for it, and the test for that process: neither ends.
+// of one waits (for a file this test writes only afterwards), another agent-forge process, or a pi process forging a
+// tool, changes the toolbox at once. Were the lock held while the test runs, that process would wait for it (up to the
+// lock's 30 s, then fail), and the test for that process.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
+import { runPiJson } from "../helpers/pi-cli.ts";
 import { toolRequest } from "../helpers/toolbox-fixture.ts";
 
 const BIN = join(resolve(import.meta.dirname, "../.."), "bin", "agent-forge.mjs");
 /** A read outside the project, refused (no one to ask) and audited: how this test sees that the tool's test started. */
 const SIGNAL = "/etc/agent-forge-restore-unlocked-started";
 const TEST = [{ args: { text: "x" }, expect: "x" }];
-/** Says it started, then waits for `release` in the project (at most 15 s). */
+/** Says it started, then waits for `release` in the project (at most 60 s: longer than anyone waits for the lock). */
 const WAITING = [
 	'import { existsSync, readFileSync } from "node:fs";',
 	`try { readFileSync(${JSON.stringify(SIGNAL)}); } catch {}`,
-	"const until = Date.now() + 15000;",
+	"const until = Date.now() + 60000;",
 	"while (!existsSync(`${ctx.cwd}/release`) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));",
 	"return existsSync(`${ctx.cwd}/release`) ? params.text : 'never released';",
 ].join("\n");
@@ -38,7 +40,7 @@ interface Ended {
 }
 
 function cli(cwd: string, agentDir: string, ...args: string[]): Promise<Ended> {
-	const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_FORGE_TIMEOUT_MS: "20000" };
+	const env: NodeJS.ProcessEnv = { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_FORGE_TIMEOUT_MS: "90000" };
 	delete env.PI_FORGE_DIR;
 	delete env.PI_FORGE_POLICY;
 	const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -65,22 +67,36 @@ async function testStarted(dir: string, ms: number): Promise<boolean> {
 const within = <T>(pending: Promise<T>, ms: number) =>
 	Promise.race([pending, new Promise<"still waiting">((r) => setTimeout(() => r("still waiting"), ms))]);
 
-/** Starts `change` (an agent-forge command whose candidate's test waits); meanwhile `agent-forge remove other` ends. */
-async function removeWhileTestWaits(change: () => Promise<Ended>): Promise<Ended> {
+/**
+ * Starts `change` (an agent-forge command whose candidate's test waits) and, once its test runs, `meanwhile` (another
+ * process that changes the toolbox), which must end within `ms`; then lets the test end.
+ */
+async function whileTestWaits<T>(
+	change: () => Promise<Ended>,
+	meanwhile: () => Promise<T>,
+	ms: number,
+): Promise<{ changed: Ended; other: T | "still waiting" }> {
 	const { cwd, dir } = box!;
-	const agentDir = await mkdtemp(join(tmpdir(), "forge-restore-agent-"));
 	const changing = change();
 	expect(await testStarted(dir, 20_000)).toBe(true);
-	const removed = await within(cli(cwd, agentDir, "remove", "other"), 10_000);
+	const other = await within(meanwhile(), ms);
 	// Let the waiting test end whatever happened, so the change's process ends too.
 	await writeFile(join(cwd, "release"), "");
-	expect(removed === "still waiting" ? removed : [removed.code, removed.err]).toEqual([0, ""]);
-	return changing;
+	return { changed: await changing, other };
+}
+
+/** Meanwhile, `agent-forge remove other` ends (within 10 s). */
+async function removeWhileTestWaits(change: () => Promise<Ended>): Promise<Ended> {
+	const { cwd } = box!;
+	const agentDir = await mkdtemp(join(tmpdir(), "forge-restore-agent-"));
+	const { changed, other } = await whileTestWaits(change, () => cli(cwd, agentDir, "remove", "other"), 10_000);
+	expect(other === "still waiting" ? other : [other.code, other.err]).toEqual([0, ""]);
+	return changed;
 }
 
 /** A project with 'waits' (v1 tested with WAITING, v2 not) and 'other'; nothing is left in its audit log. */
 async function project(): Promise<IsolatedBox> {
-	box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "20000" });
+	box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "90000" });
 	const { toolbox, cwd } = box;
 	await writeFile(join(cwd, "release"), "");
 	const v1 = await toolbox.forge(toolRequest("waits", WAITING, { tests: TEST }), new Map());
@@ -128,5 +144,33 @@ describe("agent-forge rollback and import leave the toolbox unlocked while the c
 		const listed = await cli(cwd, agentDir, "list");
 		expect(listed.out).toMatch(/waits\s.*v1/);
 		expect(listed.out).not.toMatch(/\bother\b/);
+	});
+	it("a pi process forges a tool while a roll-back's test waits", async () => {
+		const { cwd } = await project();
+		const agentDir = await handOver(box!);
+		const forge = {
+			name: "fresh",
+			description: "Returns fresh.",
+			parametersSchema: { type: "object", properties: {} },
+			logic: 'return "fresh";',
+		};
+		const { changed, other } = await whileTestWaits(
+			() => cli(cwd, agentDir, "rollback", "waits", "1"),
+			() =>
+				runPiJson({
+					cwd,
+					prompts: ["forge fresh"],
+					script: [{ calls: [{ name: "forge_tool", args: forge }] }, { text: "ok" }],
+					timeoutMs: 60_000,
+				}),
+			45_000,
+		);
+		expect(other === "still waiting" ? other : other.ends.map((end) => [end.tool, end.isError])).toEqual([
+			["forge_tool", false],
+		]);
+		expect([changed.code, changed.err]).toEqual([0, ""]);
+		const listed = await cli(cwd, agentDir, "list");
+		expect(listed.out).toMatch(/waits\s.*v3/);
+		expect(listed.out).toMatch(/fresh\s.*v1/);
 	});
 });
