@@ -194,6 +194,19 @@ describe("processes and memory", () => {
 	});
 });
 
+describe("the hidden folders' empty ones", () => {
+	it("are bounded in size: writing into /tmp or the home does not fill the machine's memory", async () => {
+		const s = setting({ limits: { processes: 256, dataMb: 128 } });
+		const result = await runCommand(
+			sh(
+				`head -c 100000000 /dev/zero > /tmp/fill 2>/dev/null; echo $?; head -c 100000000 /dev/zero > "$HOME/fill" 2>/dev/null; echo $?; rm -f /tmp/fill; head -c 1000000 /dev/zero > /tmp/small && echo small`,
+			),
+			{ ...s, env: { ...s.env, HOME: process.env.HOME ?? "/root" } },
+		);
+		expect(result.stdout.trim().split("\n")).toEqual(["1", "1", "small"]);
+	});
+});
+
 describe("protected names below the top of the project", () => {
 	it("a nested repository, a docs/AGENTS.md and a sub-package's .pi/extensions are removed, and the tool is told", async () => {
 		const s = setting();

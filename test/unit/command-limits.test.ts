@@ -6,7 +6,7 @@ import {
 	describeLimits,
 	limited,
 } from "../../src/run/isolated/parent/command-limits.ts";
-import { describeSandbox, limitSupport } from "../../src/run/isolated/parent/os-sandbox.ts";
+import { boundsTmpfs, bwrapArgs, describeSandbox, limitSupport } from "../../src/run/isolated/parent/os-sandbox.ts";
 
 const LIMITS = { processes: 64, dataMb: 300 };
 
@@ -67,5 +67,18 @@ describe("command limits", () => {
 		expect(countTasks(process.pid, 10_000)).toBeGreaterThan(1);
 		expect(countTasks(process.pid, 0)).toBeGreaterThanOrEqual(1);
 		expect(countTasks(2 ** 22 + 7, 10)).toBe(0);
+	});
+});
+
+describe("the size of hidden folders' empty ones", () => {
+	it("is bounded where bubblewrap can (0.6.0 on), before each hidden folder's tmpfs", () => {
+		const status = (version: string) => ({ kind: "bubblewrap" as const, path: "/usr/bin/bwrap", version });
+		expect(boundsTmpfs(status("0.8.0"))).toBe(true);
+		expect(boundsTmpfs(status("0.6.1"))).toBe(true);
+		expect(boundsTmpfs(status("0.4.1"))).toBe(false);
+		expect(boundsTmpfs(status("unknown"))).toBe(false);
+		const args = bwrapArgs({ writable: [], readOnly: [], network: false, hidden: ["/h", "/tmp"], hiddenMb: 2 });
+		const size = String(2 * 1024 * 1024);
+		expect(args.join(" ")).toContain(`--size ${size} --tmpfs /h --size ${size} --tmpfs /tmp`);
 	});
 });

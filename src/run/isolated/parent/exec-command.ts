@@ -6,7 +6,7 @@ import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
 import { type CommandLimits, defaultCommandLimits, limited, watchProcesses } from "./command-limits.ts";
 import { commandSandbox } from "./command-sandbox.ts";
-import { limitSupport, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { boundsTmpfs, limitSupport, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import { heldNow } from "./placeholders.ts";
 import { approvedFiles } from "./program-content.ts";
 import { MAX_ENTRIES, type ProtectedScan, protectedNamesAt, removeNew, scanProtected } from "./protected-scan.ts";
@@ -88,7 +88,12 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 	const { command, args } = view
 		? sandboxed(
 				sandbox,
-				{ ...view.spec, pinned: pinned.map((file, i) => ({ path: file.path, fd: FIRST_PINNED_FD + i })) },
+				{
+					...view.spec,
+					pinned: pinned.map((file, i) => ({ path: file.path, fd: FIRST_PINNED_FD + i })),
+					// What a command writes into a hidden folder's empty one is memory, bounded like its own.
+					...(boundsTmpfs(sandbox) ? { hiddenMb: Math.max(16, Math.floor(limits.dataMb / 4)) } : {}),
+				},
 				inner.command,
 				inner.args,
 			)

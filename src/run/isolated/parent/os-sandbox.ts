@@ -32,6 +32,8 @@ export interface SandboxSpec {
 	network: boolean;
 	/** Folders replaced by an empty one (the user's home: keys, credentials, other projects)… */
 	hidden?: string[];
+	/** …each of at most this many MB (what is written there is memory: a command could fill it past its own limits). */
+	hiddenMb?: number;
 	/** …except these paths inside them, bound back read-only (the project, the runner's code, Node itself). */
 	visible?: string[];
 	/** A command's program (or a shell line's files) as approved: bytes read by bubblewrap from `fd`, bound over `path`. */
@@ -83,7 +85,8 @@ export async function detectSandbox(
 /** bubblewrap's arguments for `spec`, up to (not including) the `--` before the command. */
 export function bwrapArgs(spec: SandboxSpec): string[] {
 	const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-	for (const path of spec.hidden ?? []) args.push("--tmpfs", path);
+	const size = spec.hiddenMb ? ["--size", String(spec.hiddenMb * 1024 * 1024)] : [];
+	for (const path of spec.hidden ?? []) args.push(...size, "--tmpfs", path);
 	for (const path of spec.visible ?? []) args.push("--ro-bind-try", path, path);
 	for (const path of spec.writable) args.push("--bind", path, path);
 	// After the writable folders, so they win inside them; a path that does not exist cannot be bound (and so is not).
@@ -119,6 +122,13 @@ export function describeSandbox(status: SandboxStatus): string {
 	return status.kind === "bubblewrap"
 		? `OS sandbox: bubblewrap ${status.version} (kernel-enforced; Node's permission model inside it). ${describeLimits(limitSupport(status), defaultCommandLimits())}`
 		: `No OS sandbox: ${status.reason}. Forged tools are confined by Node's permission model and the broker only.`;
+}
+
+/** Whether this bubblewrap can bound a tmpfs's size (`--size`, from 0.6.0 on). */
+export function boundsTmpfs(status: SandboxStatus): boolean {
+	if (status.kind !== "bubblewrap") return false;
+	const [major = 0, minor = 0] = status.version.split(".").map(Number);
+	return major > 0 || minor >= 6;
 }
 
 /** How a granted command's limits are kept in this sandbox. */
