@@ -6,14 +6,15 @@
 // `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
 // removed when the last command that holds them ends (placeholders.ts); one whose folder is absent too
 // (`.vscode/tasks.json`) cannot be held, and is removed after the command if it made it.
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { lstatSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { visibleIn } from "./command-visible.ts";
 import type { SandboxSpec } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
 import { holdPlaceholders, isHeld, releasePlaceholders } from "./placeholders.ts";
 import { removeAnchored } from "./protected-scan.ts";
+import { sharedTempDirs } from "./shared-dirs.ts";
 
 export interface CommandView {
 	/** Real paths: the project and the temp dir. */
@@ -92,24 +93,6 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 			return undone;
 		},
 	};
-}
-
-/**
- * The temp dirs every program shares, and the user's runtime dir (real paths of those that exist): hidden from
- * commands but for their own. Their sockets matter most: a read-only folder still lets a command connect to a socket
- * in it (tmux's, an ssh or gpg agent's, the user's systemd and D-Bus).
- */
-function sharedTempDirs(): string[] {
-	const dirs = new Set<string>();
-	const runtime = process.getuid ? [`/run/user/${process.getuid()}`] : [];
-	for (const dir of ["/tmp", "/var/tmp", tmpdir(), ...runtime]) {
-		try {
-			dirs.add(realpathSync(dir));
-		} catch {
-			// not there
-		}
-	}
-	return [...dirs].filter((dir) => dir !== "/");
 }
 
 /**

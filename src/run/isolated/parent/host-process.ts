@@ -8,6 +8,7 @@ import type { HostBundle } from "./bundle.ts";
 import { parseNodeVersion, permissionFlags } from "./node-flags.ts";
 import { type SandboxStatus, sandboxed } from "./os-sandbox.ts";
 import { isInside } from "./paths.ts";
+import { sharedTempDirs } from "./shared-dirs.ts";
 
 export interface HostSpawnOptions {
 	/** The Node binary to run, and its version (which picks the permission flags). */
@@ -82,16 +83,15 @@ export class HostProcess {
 		];
 		// The host writes nothing itself (writes are brokered to pi): in the OS sandbox the whole file system is read-only,
 		// and the user's home is an empty folder but for what the host reads there (the project, its code, Node).
-		// So is the shared temp dir (other projects, other sessions' files): the tools' own temp dirs are bound back.
-		const hidden = [options.homeDir, options.tempDir ?? ""].filter(
-			(dir) => dir && dir !== "/" && !options.readRoots.some((root) => isInside(dir, root)),
-		);
-		const visible = [...options.readRoots, bundle.dir, nodeRoot(options.node.path)].filter((path) =>
-			hidden.some((dir) => isInside(path, dir)),
+		// So are the shared temp dirs and the user's runtime dir (other projects, other sessions' files, sockets): the
+		// tools' own temp dirs are bound back. Outer folders first: one inside another is hidden within the outer one.
+		const { hidden, visible } = hostView(
+			[options.homeDir, options.tempDir ?? "", ...sharedTempDirs()],
+			[...options.readRoots, bundle.dir, nodeRoot(options.node.path)],
 		);
 		const { command, args } = sandboxed(
 			options.sandbox,
-			{ writable: [], readOnly: [], network: options.network, hidden, visible: hidden.length ? visible : [] },
+			{ writable: [], readOnly: [], network: options.network, hidden, visible },
 			options.node.path,
 			nodeArgs,
 		);
@@ -155,4 +155,15 @@ function nodeRoot(nodePath: string): string {
 		// not there: the start fails and says so
 	}
 	return dirname(dirname(real));
+}
+
+/**
+ * What the host sees of the folders it is kept out of (`outOfSight`: the home, the temp dirs): each is hidden unless it
+ * lies inside something the host reads, outer folders first; of `reads`, those inside a hidden folder are shown again.
+ */
+export function hostView(outOfSight: string[], reads: string[]): { hidden: string[]; visible: string[] } {
+	const hidden = [...new Set(outOfSight)]
+		.filter((dir) => dir && dir !== "/" && !reads.some((root) => isInside(dir, root)))
+		.sort((a, b) => a.length - b.length);
+	return { hidden, visible: reads.filter((path) => hidden.some((dir) => isInside(path, dir))) };
 }
