@@ -41,6 +41,27 @@ describe("diagnoseStart", () => {
 		expect(enoent.remedy).toContain("point PI_FORGE_NODE at an installed Node binary");
 	});
 
+	it("the same failures seen through sandbox-exec on macOS", () => {
+		const refused = diagnoseStart({
+			error: new Error(
+				"the runner host exited (code 71): sandbox-exec: execvp() of '/usr/bin/node' failed: Operation not permitted",
+			),
+			node,
+			runtimeDir,
+		});
+		expect(refused.cause).toBe("pi's process could not start /usr/bin/node (EACCES)");
+		expect(refused.remedy).toContain("allow pi to start child processes");
+		const missing = diagnoseStart({
+			error: new Error(
+				"the runner host exited (code 71): sandbox-exec: execvp() of '/usr/bin/node' failed: No such file or directory",
+			),
+			node,
+			runtimeDir,
+		});
+		expect(missing.cause).toBe("pi's process could not start /usr/bin/node (ENOENT)");
+		expect(missing.remedy).toContain("point PI_FORGE_NODE at an installed Node binary");
+	});
+
 	it("the runner's folder cannot be written, or a folder is missing", () => {
 		const denied = diagnoseStart({
 			error: errno("EACCES: permission denied, mkdir", {

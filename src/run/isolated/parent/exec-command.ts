@@ -1,12 +1,14 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
 // its time, processes and memory bounded, its whole process group killed when the call ends, and the protected names
-// it made below the top of the project removed afterwards (protected-scan.ts).
+// it made below the top of the project removed afterwards (protected-scan.ts). On macOS (Seatbelt) the profile denies
+// the protected names at any depth itself, so there is no walk; nor are there process or memory limits.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
 import { type CommandLimits, defaultCommandLimits, limited, watchProcesses } from "./command-limits.ts";
 import { commandSandbox } from "./command-sandbox.ts";
-import { boundsTmpfs, limitSupport, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { boundsTmpfs, limitSupport, type SandboxSpec, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
+import { isInside } from "./paths.ts";
 import { heldNow } from "./placeholders.ts";
 import { approvedFiles } from "./program-content.ts";
 import { MAX_ENTRIES, type ProtectedScan, protectedNamesAt, removeNew, scanProtected } from "./protected-scan.ts";
@@ -63,7 +65,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 	const entries = setting.scanEntries ?? MAX_ENTRIES;
 	const before = scanRoots.length ? await scanProtected(scanRoots, names, entries) : undefined;
 	const view =
-		sandbox.kind === "bubblewrap"
+		sandbox.kind !== "none"
 			? commandSandbox({
 					writable: setting.writable,
 					readOnly: setting.readOnly,
@@ -90,6 +92,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 				sandbox,
 				{
 					...view.spec,
+					...(sandbox.kind === "seatbelt" ? seatbeltDenies(view.spec, setting, approved, names) : {}),
 					pinned: pinned.map((file, i) => ({ path: file.path, fd: FIRST_PINNED_FD + i })),
 					// What a command writes into a hidden folder's empty one is memory, bounded like its own.
 					...(boundsTmpfs(sandbox) ? { hiddenMb: Math.max(16, Math.floor(limits.dataMb / 4)) } : {}),
@@ -102,7 +105,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		const child = spawn(command, args, {
 			cwd,
 			env: { ...setting.env, ...request.env },
-			shell: sandbox.kind === "bubblewrap" ? false : request.shell,
+			shell: sandbox.kind === "none" ? request.shell : false,
 			detached: true,
 			stdio: ["pipe", "pipe", "pipe", ...pinned.map(() => "pipe" as const)],
 		});
@@ -169,6 +172,22 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});
 	});
+}
+
+/**
+ * What a Seatbelt profile denies beyond the view: every protected path in the writable folders, there or not (it makes
+ * no placeholder, and one whose folder is absent too is denied as well), the approved files (SBPL cannot put the
+ * approved bytes at a path: they are made unwritable for the command), and the protected names at any depth.
+ */
+function seatbeltDenies(
+	spec: SandboxSpec,
+	setting: CommandSetting,
+	approved: { path: string }[],
+	names: NonNullable<SandboxSpec["protectedNames"]>,
+): Pick<SandboxSpec, "readOnly" | "protectedNames"> {
+	const inWritable = setting.readOnly.filter((path) => setting.writable.some((root) => isInside(path, root)));
+	const readOnly = [...new Set([...spec.readOnly, ...inWritable, ...approved.map((file) => file.path)])];
+	return { readOnly, protectedNames: names };
 }
 
 /**

@@ -3,11 +3,14 @@
 // keeps tools off the network, no network at all; a command a tool was granted runs in it with the project and the
 // temp dir writable except the protected locations in them, bound read-only (the kernel refuses those writes, so no
 // race between a check and a write can reach them). Where bubblewrap is missing or cannot make its namespaces
-// (containers that forbid them, macOS, Windows), the sandbox is reported as unavailable and the Node layer stands alone.
-// A granted command is limited in processes and memory too, where util-linux's prlimit is there (command-limits.ts).
+// (containers that forbid them, Windows), the sandbox is reported as unavailable and the Node layer stands alone.
+// On macOS the same spec becomes a Seatbelt profile for sandbox-exec (seatbelt.ts).
+// A granted command is limited in processes and memory too, where util-linux's prlimit is there (command-limits.ts);
+// on macOS it is not limited.
 import { execFile } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { defaultCommandLimits, describeLimits, type LimitSupport } from "./command-limits.ts";
+import { detectSeatbelt, type SeatbeltNames, sandboxedSeatbelt } from "./seatbelt.ts";
 
 export type SandboxStatus =
 	| {
@@ -21,6 +24,7 @@ export type SandboxStatus =
 			/** bubblewrap is setuid: it makes no user namespace, so a process limit would count all the user's processes. */
 			setuid?: boolean;
 	  }
+	| { kind: "seatbelt"; path: string }
 	| { kind: "none"; reason: string };
 
 export interface SandboxSpec {
@@ -42,22 +46,28 @@ export interface SandboxSpec {
 	placeholders?: string[];
 	/** Folders shown read-only with only `keep` of their entries (the rest, files no tool may read, are not there). */
 	masked?: { dir: string; keep: string[] }[];
+	/** Protected names denied at any depth in the writable folders: by name on macOS; bubblewrap has no such rule. */
+	protectedNames?: SeatbeltNames;
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
 const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit", "/usr/local/bin/prlimit"];
 
 /**
- * Whether bubblewrap can sandbox here: found, and able to make the namespaces a sandbox needs (a trial run).
- * `setting` is PI_FORGE_SANDBOX: "off" turns it off on purpose.
+ * Whether bubblewrap can sandbox here: found, and able to make the namespaces a sandbox needs (a trial run); on macOS,
+ * whether sandbox-exec runs Node under a profile (seatbelt.ts). `setting` is PI_FORGE_SANDBOX: "off" turns it off.
  */
 export async function detectSandbox(
 	setting: "auto" | "off" = "auto",
 	platform = process.platform,
 ): Promise<SandboxStatus> {
 	if (setting === "off") return { kind: "none", reason: "turned off (PI_FORGE_SANDBOX=off)" };
+	if (platform === "darwin") return detectSeatbelt({ platform });
 	if (platform !== "linux")
-		return { kind: "none", reason: `no OS sandbox is supported on ${platform} yet (bubblewrap is Linux only)` };
+		return {
+			kind: "none",
+			reason: `no OS sandbox is supported on ${platform} yet (bubblewrap on Linux, sandbox-exec on macOS)`,
+		};
 	const path = CANDIDATES.find((candidate) => existsSync(candidate));
 	if (!path)
 		return {
@@ -113,12 +123,15 @@ export function sandboxed(
 	command: string,
 	args: string[],
 ): { command: string; args: string[] } {
+	if (status.kind === "seatbelt") return sandboxedSeatbelt(status, spec, command, args);
 	if (status.kind !== "bubblewrap") return { command, args };
 	return { command: status.path, args: [...bwrapArgs(spec), "--", command, ...args] };
 }
 
 /** One line for a person: what confines forged tools here, and how granted commands are limited. */
 export function describeSandbox(status: SandboxStatus): string {
+	if (status.kind === "seatbelt")
+		return "OS sandbox: sandbox-exec (macOS Seatbelt, kernel-enforced; Node's permission model inside it). Granted commands have no process or memory limits on macOS (no prlimit there).";
 	return status.kind === "bubblewrap"
 		? `OS sandbox: bubblewrap ${status.version} (kernel-enforced; Node's permission model inside it). ${describeLimits(limitSupport(status), defaultCommandLimits())}`
 		: `No OS sandbox: ${status.reason}. Forged tools are confined by Node's permission model and the broker only.`;

@@ -29,9 +29,13 @@ export function diagnoseStart({ error, node, runtimeDir }: StartFailure): Diagno
 			remedy: `update Agent Forge (it chooses Node's permission flags for each version), or run it on ${SUPPORTED_NODE}; PI_FORGE_NODE names another Node binary for the runner`,
 		};
 	}
-	// The same failure seen from inside the OS sandbox: bubblewrap could not run the Node binary.
-	const sandboxed = /bwrap: execvp \S+: (Permission denied|No such file or directory)/.exec(message);
-	const code = sandboxed ? (sandboxed[1] === "Permission denied" ? "EACCES" : "ENOENT") : error.code;
+	// The same failure seen from inside the OS sandbox: bubblewrap or sandbox-exec could not run the Node binary.
+	const sandboxed =
+		/bwrap: execvp \S+: (Permission denied|No such file or directory)/.exec(message) ??
+		/sandbox-exec: execvp\(\) of '[^']*' failed: (Permission denied|Operation not permitted|No such file or directory)/.exec(
+			message,
+		);
+	const code = sandboxed ? (sandboxed[1] === "No such file or directory" ? "ENOENT" : "EACCES") : error.code;
 	if (sandboxed || error.syscall?.startsWith("spawn") || /^spawn /.test(message)) {
 		return {
 			cause: `pi's process could not start ${node.path} (${code ?? message})`,
