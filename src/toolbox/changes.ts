@@ -139,7 +139,7 @@ export class Changes {
 		const unlocked = ready.then(async (attempt) => {
 			if (!attempt.ok) return;
 			// A hand edit not taken in yet is loaded now, so that taking it in under the lock loads nothing.
-			if (how.takeIn && name) await precheckEdit(box, name);
+			if (how.takeIn && name && box.registry.get(name)) await precheckEdit(box, name);
 			await dryRun(attempt.value);
 		});
 		const changed = this.turns.inTurn(name, unlocked, async () => {

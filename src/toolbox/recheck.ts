@@ -1,6 +1,7 @@
 // Re-checks of tools whose files changed on disk (a start after a `git pull`, hand edits, the watcher): several at once,
-// under one hold of the toolbox lock, the tools a caller waits for first. A tool asked for again while its re-check
-// runs is re-checked once more after it (its files may have changed since that re-check read them).
+// the tools a caller waits for first. Each is first prepared with the toolbox unlocked (a hand edit's preflight load,
+// its top-level code, runs then), and then taken in with the lock held, several under one hold. A tool asked for again
+// while its re-check runs is re-checked once more after it (its files may have changed since that re-check read them).
 export interface RequestOptions {
 	/** Someone waits for this tool now: it goes before the others. */
 	first?: boolean;
@@ -13,13 +14,17 @@ interface Waiting<T> {
 }
 
 export class RecheckQueue<T> {
-	/** Asked for and not started yet, in the order they start. */
+	/** Asked for and not prepared yet, in the order they are prepared. */
 	private readonly waiting = new Map<string, Waiting<T>>();
+	/** Being prepared, with the toolbox unlocked. */
+	private readonly preparing = new Map<string, Waiting<T>>();
+	/** Prepared, waiting to be taken in under the lock, in the order they start. */
+	private readonly ready = new Map<string, Waiting<T>>();
 	private readonly running = new Map<string, Promise<T>>();
 	/** Noticed changes (the watcher's), started after a quiet moment unless someone asks for them sooner. */
 	private readonly delayed = new Map<string, NodeJS.Timeout>();
 	private draining: Promise<void> | undefined;
-	/** Wakes a running drain: a new request may fill a free slot. */
+	/** Wakes a running drain: a newly prepared tool may fill a free slot. */
 	private nudge: (() => void) | undefined;
 	private readonly idleWaiters = new Set<() => void>();
 
@@ -28,14 +33,16 @@ export class RecheckQueue<T> {
 		private readonly hold: (work: () => Promise<void>) => Promise<void>,
 		private readonly check: (name: string) => Promise<T>,
 		private readonly concurrency: number,
+		/** Runs before `check`, outside `hold` (its failure is left to `check` to find); without it, `check` starts at once. */
+		private readonly prepare?: (name: string) => Promise<void>,
 	) {}
 
 	/** Re-checks `name` (the promise settles with the check's outcome). */
 	request(name: string, options: RequestOptions = {}): Promise<T> {
 		this.cancelDelay(name);
-		let waiting = this.waiting.get(name);
+		let waiting = this.waiting.get(name) ?? this.preparing.get(name) ?? this.ready.get(name);
 		if (waiting) {
-			if (options.first) this.moveFirst(name, waiting);
+			if (options.first) this.prioritize(name);
 		} else {
 			let resolve!: (value: T) => void;
 			let reject!: (error: unknown) => void;
@@ -45,10 +52,10 @@ export class RecheckQueue<T> {
 			});
 			promise.catch(() => undefined);
 			waiting = { promise, resolve, reject };
-			if (options.first) this.moveFirst(name, waiting);
+			if (options.first) moveFirst(this.waiting, name, waiting);
 			else this.waiting.set(name, waiting);
 		}
-		this.drain();
+		this.pump();
 		return waiting.promise;
 	}
 
@@ -70,18 +77,24 @@ export class RecheckQueue<T> {
 
 	/** Moves `name` to the front if it waits (someone waits for it now). */
 	prioritize(name: string): void {
-		const waiting = this.waiting.get(name);
-		if (waiting) this.moveFirst(name, waiting);
+		for (const queue of [this.waiting, this.ready]) {
+			const waiting = queue.get(name);
+			if (waiting) moveFirst(queue, name, waiting);
+		}
 	}
 
 	/** The re-check that will tell how `name` is now, if one is asked for or running. */
 	pending(name: string): Promise<T> | undefined {
-		return this.waiting.get(name)?.promise ?? this.running.get(name);
+		return (
+			(this.waiting.get(name) ?? this.preparing.get(name) ?? this.ready.get(name))?.promise ?? this.running.get(name)
+		);
 	}
 
-	/** Tools waiting, running or noticed. */
+	/** Tools waiting, being prepared, running or noticed. */
 	get size(): number {
-		return new Set([...this.waiting.keys(), ...this.running.keys(), ...this.delayed.keys()]).size;
+		return new Set(
+			[this.waiting, this.preparing, this.ready, this.running, this.delayed].flatMap((m) => [...m.keys()]),
+		).size;
 	}
 
 	/** Resolves once nothing is waiting, running or noticed. */
@@ -94,19 +107,14 @@ export class RecheckQueue<T> {
 	cancel(): Promise<void> {
 		for (const timer of this.delayed.values()) clearTimeout(timer);
 		this.delayed.clear();
-		const dropped = [...this.waiting.values()];
+		const dropped = [...this.waiting.values(), ...this.preparing.values(), ...this.ready.values()];
 		this.waiting.clear();
+		this.preparing.clear();
+		this.ready.clear();
 		for (const waiting of dropped)
 			waiting.reject(new Error("The toolbox was closed before this tool was re-checked."));
 		this.wakeIdle();
 		return Promise.all([...this.running.values()].map((p) => p.catch(() => undefined))).then(() => undefined);
-	}
-
-	private moveFirst(name: string, waiting: Waiting<T>): void {
-		const rest = [...this.waiting].filter(([other]) => other !== name);
-		this.waiting.clear();
-		this.waiting.set(name, waiting);
-		for (const [other, entry] of rest) this.waiting.set(other, entry);
 	}
 
 	private cancelDelay(name: string): void {
@@ -116,19 +124,45 @@ export class RecheckQueue<T> {
 		this.delayed.delete(name);
 	}
 
+	/** Prepares waiting tools, `concurrency` at once, each joining the drain once prepared. */
+	private pump(): void {
+		while (this.preparing.size < this.concurrency) {
+			const next = this.waiting.entries().next();
+			if (next.done) return;
+			const [name, waiting] = next.value;
+			this.waiting.delete(name);
+			if (!this.prepare) {
+				this.ready.set(name, waiting);
+				this.drain();
+				continue;
+			}
+			this.preparing.set(name, waiting);
+			void this.prepare(name)
+				.catch(() => undefined)
+				.then(() => {
+					// Dropped meanwhile (closing): it is not taken in.
+					if (this.preparing.get(name) !== waiting) return;
+					this.preparing.delete(name);
+					this.ready.set(name, waiting);
+					this.pump();
+					this.drain();
+				});
+		}
+	}
+
 	private drain(): void {
 		if (this.draining) this.nudge?.();
-		if (this.draining || this.waiting.size === 0) return;
+		if (this.draining || this.ready.size === 0) return;
 		this.draining = this.hold(() => this.runAll())
 			.catch((error: unknown) => {
-				// The hold itself failed (the lock could not be taken): what waited fails with it.
-				const dropped = [...this.waiting.values()];
-				this.waiting.clear();
+				// The hold itself failed (the lock could not be taken): what was ready fails with it.
+				const dropped = [...this.ready.values()];
+				this.ready.clear();
 				for (const waiting of dropped) waiting.reject(error);
 			})
 			.finally(() => {
 				this.draining = undefined;
-				if (this.waiting.size > 0) this.drain();
+				if (this.ready.size > 0) this.drain();
 				else this.wakeIdle();
 			});
 	}
@@ -150,15 +184,15 @@ export class RecheckQueue<T> {
 		}
 	}
 
-	/** The first waiting tool that is not running now. */
+	/** The first prepared tool that is not running now. */
 	private next(): string | undefined {
-		for (const name of this.waiting.keys()) if (!this.running.has(name)) return name;
+		for (const name of this.ready.keys()) if (!this.running.has(name)) return name;
 		return undefined;
 	}
 
 	private async start(name: string): Promise<void> {
-		const waiting = this.waiting.get(name)!;
-		this.waiting.delete(name);
+		const waiting = this.ready.get(name)!;
+		this.ready.delete(name);
 		this.running.set(name, waiting.promise);
 		try {
 			waiting.resolve(await this.check(name));
@@ -171,9 +205,17 @@ export class RecheckQueue<T> {
 	}
 
 	private wakeIdle(): void {
-		if (this.waiting.size > 0 || this.running.size > 0 || this.delayed.size > 0) return;
+		if (this.size > 0) return;
 		const waiters = [...this.idleWaiters];
 		this.idleWaiters.clear();
 		for (const wake of waiters) wake();
 	}
+}
+
+/** Puts `name` at the front of `queue`. */
+function moveFirst<T>(queue: Map<string, T>, name: string, value: T): void {
+	const rest = [...queue].filter(([other]) => other !== name);
+	queue.clear();
+	queue.set(name, value);
+	for (const [other, entry] of rest) queue.set(other, entry);
 }

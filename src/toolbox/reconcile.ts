@@ -12,6 +12,7 @@ import {
 } from "../store/registry.ts";
 import { type OpenReport, readOnlyError, type ToolboxContext } from "./context.ts";
 import { deriveTool } from "./derive.ts";
+import { precheckEdit, precheckStale } from "./precheck-edit.ts";
 import { RecheckQueue } from "./recheck.ts";
 import type { CompiledTool } from "./tool-cache.ts";
 
@@ -52,6 +53,8 @@ export class Reconciler {
 				}),
 			(name) => this.takeIn(name),
 			RECHECK_CONCURRENCY,
+			// A hand edit's preflight load runs before the lock: taking it in under the lock then loads nothing.
+			(name) => precheckEdit(box, name),
 		);
 	}
 
@@ -63,6 +66,8 @@ export class Reconciler {
 		await box.store.ensureGitignore();
 		await box.health.load();
 		const background = options.verify === "background";
+		// The tools an open re-derives are loaded first, unlocked (pi's start re-checks them after the open instead).
+		if (!background) await precheckStale(box, RECHECK_CONCURRENCY);
 		const report = await box.store.locked(async (): Promise<OpenReport> => {
 			// pi's start leaves the temporary files of interrupted writes (a read of the whole folder) to the comparison after it.
 			const recovered = await box.store.recover({ sweep: !background });

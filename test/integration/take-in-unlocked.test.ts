@@ -1,6 +1,7 @@
-// A forge of a tool edited by hand first takes the edit in as a version of its own; the edit's preflight load (its
-// top-level code) runs before the toolbox is locked, like the candidate's: while a slow top level loads, the lock is
-// free and another tool is forged meanwhile. The edit is still recorded, and a broken edit still is.
+// A hand edit is taken in as a version of its own — by a forge of that tool, a re-check (the watcher, a call, pi's
+// start) or an open that finds it — and its preflight load (its top-level code) runs before the toolbox is locked: while
+// a slow top level loads, the lock is free and another tool is forged meanwhile. The edit is still recorded, and a
+// broken edit still is.
 import { access, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -59,5 +60,58 @@ describe("a forge takes a hand edit in with the toolbox unlocked", () => {
 		expect(message(result)).toBe("ok");
 		expect(result.ok && result.value.previous?.editedByHand).toBe(true);
 		expect(toolbox.get("broken-edit")?.version).toBe(2);
+	});
+});
+
+const SLOW_TOP_LEVEL = "const until = Date.now() + 1500;\nwhile (Date.now() < until) {}";
+
+/** While `work` loads a slow top level: the lock is free and another tool is forged without waiting for it. */
+async function othersGoOn(box: IsolatedBox, work: Promise<unknown>): Promise<void> {
+	await new Promise((r) => setTimeout(r, 500));
+	expect(await locked(box.dir)).toBe(false);
+	const started = performance.now();
+	expect(message(await box.toolbox.forge(toolRequest("other", "return 'other';"), new Map()))).toBe("ok");
+	expect(performance.now() - started).toBeLessThan(900); // not behind the edit's remaining second
+	await work;
+}
+
+describe("a re-check or an open takes a hand edit in with the toolbox unlocked", () => {
+	it("a re-check (the watcher's, a call's) loads the edit's slow top level with the lock free", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { toolbox } = box;
+		expect(message(await toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "edited", SLOW_TOP_LEVEL);
+		const rechecked = toolbox.reload("edited");
+		await othersGoOn(box, rechecked);
+		expect((await rechecked)?.status).toBe("ok");
+		expect(toolbox.get("edited")?.version).toBe(2);
+		expect((await toolbox.versions("edited")).map((v) => v.event)).toEqual(["forged", "edited"]);
+	});
+
+	it("an open that finds the edit loads it before it locks the toolbox", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { cwd } = box;
+		expect(message(await box.toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "edited", SLOW_TOP_LEVEL);
+		// A second toolbox on the same folder opens it, as another process would; the first forges meanwhile.
+		const opening = isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" }, cwd).then(async (reopened) => {
+			const entry = reopened.toolbox.get("edited");
+			await reopened.toolbox.close();
+			await reopened.runner.dispose();
+			return entry;
+		});
+		await othersGoOn(box, opening);
+		const entry = await opening;
+		expect([entry?.status, entry?.version]).toEqual(["ok", 2]);
+	});
+
+	it("a broken edit found by a re-check is still recorded broken, with its error", async () => {
+		box = await isolatedToolbox();
+		const { toolbox } = box;
+		expect(message(await toolbox.forge(toolRequest("broken-edit", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "broken-edit", 'throw new Error("top level fails");');
+		const entry = await toolbox.reload("broken-edit");
+		expect(entry?.status).toBe("broken");
+		expect(entry?.error?.message).toContain("top level fails");
 	});
 });
