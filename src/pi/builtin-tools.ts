@@ -20,6 +20,17 @@ import {
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
 /** How long matching find's pattern against one folder's files may take (off pi's main thread). */
 const GLOB_BOUND_MS = 2_000;
+/**
+ * The most a forged tool may ask of grep, find and ls: pi's tools gather every match up to `limit` in pi's process
+ * before they cut the text to its size cap, so a larger limit only costs pi memory and time.
+ */
+const MAX_LIMIT = 1_000;
+const MAX_CONTEXT = 10;
+/**
+ * Thrown by edit's write once the file is written: pi's edit goes on to diff the old text against the new in pi's
+ * process (for its details, which a forged tool never gets), in time that grows with the square of a large change.
+ */
+const EDIT_WRITTEN = new Error("Agent Forge: the edit is written");
 
 interface BuiltinDefinition {
 	parameters: unknown;
@@ -52,7 +63,14 @@ function definitionOf(
 		},
 		grep: { isDirectory: async (path: string) => (await ops.searchable(path)).isDirectory, readFile: ops.readText },
 		write: { writeFile: ops.writeFile, mkdir: ops.mkdir },
-		edit: { readFile: ops.readFile, writeFile: ops.writeFile, access: (path: string) => ops.access(path, true) },
+		edit: {
+			readFile: ops.readFile,
+			writeFile: async (path: string, content: string) => {
+				await ops.writeFile(path, content);
+				throw EDIT_WRITTEN;
+			},
+			access: (path: string) => ops.access(path, true),
+		},
 		bash: { exec: ops.shell },
 	};
 	const create = {
@@ -90,15 +108,44 @@ export async function runBuiltinTool(
 		const path = (prepared as { path?: unknown }).path;
 		await context.ops.searchable(resolve(context.cwd, typeof path === "string" ? path : "."));
 	}
-	const result = await definition.execute(`forge-${name}`, prepared, context.signal, undefined, {
-		cwd: context.cwd,
-		hasUI: false,
-	});
+	const bounded = withBoundedLimits(name, prepared);
+	let result: Awaited<ReturnType<BuiltinDefinition["execute"]>>;
+	try {
+		result = await definition.execute(`forge-${name}`, bounded.args, context.signal, undefined, {
+			cwd: context.cwd,
+			hasUI: false,
+		});
+	} catch (error) {
+		if (error !== EDIT_WRITTEN) throw error;
+		// What pi's edit says once the file is written (the diff it would make next is for its own details).
+		const { edits, path } = prepared as { edits?: unknown[]; path?: unknown };
+		return `Successfully replaced ${edits?.length ?? 1} block(s) in ${String(path)}.`;
+	}
 	const text = result.content
 		.filter((block) => block.type === "text")
 		.map((block) => block.text ?? "")
 		.join("\n");
-	return name === "grep" ? withoutHidden(text, prepared, context) : text;
+	const shown = name === "grep" ? withoutHidden(text, prepared, context) : text;
+	return bounded.note ? `${shown}\n\n[${bounded.note}]` : shown;
+}
+
+/** grep's, find's and ls's limit (and grep's context) held to what a forged tool may ask, saying so when lowered. */
+function withBoundedLimits(name: BuiltinTool, args: unknown): { args: unknown; note?: string } {
+	if (name !== "grep" && name !== "find" && name !== "ls") return { args };
+	const given = args as { limit?: unknown; context?: unknown };
+	const lowered: string[] = [];
+	const bounded: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+	if (typeof given.limit === "number" && given.limit > MAX_LIMIT) {
+		bounded.limit = MAX_LIMIT;
+		lowered.push(`limit ${given.limit} → ${MAX_LIMIT}`);
+	}
+	if (name === "grep" && typeof given.context === "number" && given.context > MAX_CONTEXT) {
+		bounded.context = MAX_CONTEXT;
+		lowered.push(`context ${given.context} → ${MAX_CONTEXT}`);
+	}
+	return lowered.length
+		? { args: bounded, note: `For a forged tool, ${name}'s ${lowered.join(" and ")} (the most it may ask)` }
+		: { args };
 }
 
 /**

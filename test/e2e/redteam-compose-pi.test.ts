@@ -215,3 +215,26 @@ describe("R7: a name no tool could have is refused before it is shown", () => {
 		expect((used.details as { nested?: unknown[] }).nested ?? []).toEqual([]);
 	});
 });
+
+describe("R8, R9: built-ins a tool calls do no unbounded work in pi's process", () => {
+	it("an edit of a large change answers at once; grep's limit is held to 1,000", async () => {
+		await start({ PI_FORGE_POLICY: "strict", PI_FORGE_TIMEOUT_MS: "10000" });
+		const differ = [
+			'import { writeFileSync } from "node:fs";',
+			'const a = Array.from({ length: 8000 }, (_, i) => "a" + i).join("\\n");',
+			'const b = Array.from({ length: 8000 }, (_, i) => "b" + i).join("\\n");',
+			'const path = process.env.TMPDIR + "/big.txt";',
+			"writeFileSync(path, a);",
+			'const said = await pi.useTool("edit", { path, edits: [{ oldText: a, newText: b }] });',
+			'const hits = await pi.useTool("grep", { pattern: "b", path, limit: 1e12 });',
+			'return said + "\\n" + hits.split("\\n").slice(-1)[0];',
+		].join("\n");
+		const started = performance.now();
+		const run = await pi!.run("r8", [[forge("differ", differ)], [use("differ")], { text: "done" }]);
+		const used = run.toolEvents[1];
+		expect(used.isError, used.text).toBe(false);
+		expect(used.text).toMatch(/Successfully replaced 1 block\(s\) in .*big.txt\./);
+		expect(used.text).toContain("grep's limit 1000000000000 → 1000");
+		expect(performance.now() - started).toBeLessThan(15_000);
+	});
+});

@@ -138,12 +138,19 @@ describe("runBuiltinTool", () => {
 		expect(await runBuiltinTool("find", { pattern: "*.ts" }, context)).toBe("src/deep/a.ts");
 	});
 
-	it("a brace expansion that explodes is stopped by the checker's bound, not pi's memory", async () => {
+	it("a brace expansion that explodes costs the checker's time, not pi's", async () => {
 		const { context } = await project();
-		const bomb = "{a,b,c,d}".repeat(14); // 4^14 patterns
-		await expect(runBuiltinTool("find", { pattern: bomb }, context)).rejects.toThrow(
-			/find: the pattern .* could not be matched/,
+		const bomb = "{a,b,c,d}".repeat(14); // 4^14 patterns: brace-expansion stops at 100,000, or the bound stops it
+		let ticks = 0;
+		const ticking = setInterval(() => ticks++, 20);
+		const started = performance.now();
+		const outcome = await runBuiltinTool("find", { pattern: bomb }, context).then(
+			(text) => text,
+			(error: Error) => error.message,
 		);
+		clearInterval(ticking);
+		expect(outcome).toMatch(/No files found|find: the pattern .* could not be matched/);
+		expect(ticks).toBeGreaterThan((performance.now() - started) / 20 / 4);
 		expect(await runBuiltinTool("find", { pattern: "{notes,none}.txt" }, context)).toBe("notes.txt");
 	});
 
@@ -166,5 +173,39 @@ describe("runBuiltinTool", () => {
 		}
 		const found = await runBuiltinTool("grep", { pattern: "TODO" }, { cwd: link, ops });
 		expect(found).toContain("gamma TODO delta");
+	});
+
+	// R8: pi's edit diffs the old text against the new in pi's process after writing; for a large change that took minutes.
+	it("edit of a large change writes the file and answers at once, without pi's diff", async () => {
+		const { root, context } = await project();
+		const lines = (prefix: string) => Array.from({ length: 8000 }, (_, i) => `${prefix}${i}`).join("\n");
+		await writeFile(join(root, "big.txt"), lines("a"));
+		const started = performance.now();
+		const said = await runBuiltinTool(
+			"edit",
+			{ path: "big.txt", edits: [{ oldText: lines("a"), newText: lines("b") }] },
+			context,
+		);
+		expect(said).toBe("Successfully replaced 1 block(s) in big.txt.");
+		expect(await readFile(join(root, "big.txt"), "utf8")).toBe(lines("b"));
+		expect(performance.now() - started).toBeLessThan(3_000); // pi's diff of these texts alone takes many seconds
+		// An edit that does not apply still fails as pi's edit says, and writes nothing.
+		await expect(
+			runBuiltinTool("edit", { path: "big.txt", edits: [{ oldText: "not there", newText: "x" }] }, context),
+		).rejects.toThrow(/Could not find/);
+	});
+
+	// R9: pi's grep keeps every match up to `limit` in pi's heap before it cuts the text.
+	it("grep's, find's and ls's limits are held to 1,000 (and grep's context to 10), saying so", async () => {
+		const { root, context } = await project();
+		await writeFile(join(root, "many.txt"), "x\n".repeat(5000));
+		const found = await runBuiltinTool("grep", { pattern: "x", path: "many.txt", limit: 1e12, context: 50 }, context);
+		expect(found).toContain(
+			"[For a forged tool, grep's limit 1000000000000 → 1000 and context 50 → 10 (the most it may ask)]",
+		);
+		expect(found.split("\n").filter((line) => /^many.txt:\d+:/.test(line)).length).toBeLessThanOrEqual(1000);
+		const listed = await runBuiltinTool("ls", { path: ".", limit: 5000 }, context);
+		expect(listed).toContain("ls's limit 5000 → 1000");
+		expect(await runBuiltinTool("grep", { pattern: "TODO", limit: 5 }, context)).not.toContain("For a forged tool");
 	});
 });
