@@ -85,6 +85,18 @@ describe("a granted command under Seatbelt", () => {
 		expect(decide(profile, { operation: "network-outbound" })).toBe("deny");
 	});
 
+	it("records no placeholder for a start after a hard kill to remove (none is made on disk)", async () => {
+		const recordDir = join(dir, "placeholders");
+		mkdirSync(recordDir);
+		const result = await runCommand(
+			{ kind: "exec", file: `ls -A '${recordDir}'; echo listed`, args: [], shell: true },
+			{ ...setting, recordDir },
+		);
+		expect(result).toMatchObject({ stdout: "listed\n", status: 0 });
+		const profile = readFileSync(kept, "utf8");
+		expect(decide(profile, { operation: "file-write-create", path: join(project, "AGENTS.md") })).toBe("deny");
+	});
+
 	it("an approved script is run as approved and cannot be rewritten by the command", async () => {
 		const line = "sh build.sh";
 		const programDigest = await shellFilesDigest(line, project, setting.writable, realpath);

@@ -75,7 +75,8 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					cwd,
 					...(request.shell ? {} : { program: request.file }),
 					nested: before ? [...before.paths] : [],
-					...(setting.recordDir ? { recordDir: setting.recordDir } : {}),
+					// Seatbelt makes no placeholder on disk: nothing to record for a start after a hard kill to remove.
+					...(setting.recordDir && sandbox.kind === "bubblewrap" ? { recordDir: setting.recordDir } : {}),
 				})
 			: undefined;
 	const shellLine = [request.file, ...request.args].join(" ");
