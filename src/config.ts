@@ -19,8 +19,13 @@ export const DEFAULT_ACTIVE_CHARS = 1_600;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
+/** How much each policy holds back: higher is stricter. */
+const STRICTNESS: Record<ForgePolicy, number> = { permissive: 0, prompt: 1, strict: 2 };
 
-/** A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). */
+/**
+ * A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). The
+ * project's file is the one at `<cwd>/.pi/forge/config.json`: its policy may only tighten the user's.
+ */
 export interface ConfigFile {
 	path: string;
 	/** The file's text; undefined when there is no such file. */
@@ -52,30 +57,53 @@ function describe({ raw, origin }: Setting): string {
 		: `${origin.file}: "${origin.key}": ${JSON.stringify(raw)}`;
 }
 
+/** Whether pi trusts the project (its `isProjectTrusted()`; pi's legacy line has no trust and counts as trusted). */
+export interface TrustOptions {
+	projectTrusted?: boolean;
+}
+
 /**
- * Reads the configuration: environment variables win over the project's config file, which wins over the global one.
+ * Reads the configuration: environment variables win over the project's config file, which wins over the global one
+ * — except the policy, which the project's file may only tighten (see readPolicy).
  * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never
  * fatal.
  * Settings come from `env`; what tools may see and what is secret come from `processEnv`, pi's own environment
  * (tests pass a few settings as `env` and keep the real process environment).
+ * In a project pi does not trust, the project's file is ignored and its toolbox is not used: without PI_FORGE_DIR the
+ * user toolbox is the only one.
  */
 export function readConfig(
 	cwd: string,
 	env: Record<string, string | undefined> = process.env,
 	files: ConfigFile[] = [],
 	processEnv: Record<string, string | undefined> = process.env,
+	{ projectTrusted = true }: TrustOptions = {},
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const problems: ConfigProblem[] = [];
 	const dir = env.PI_FORGE_DIR?.trim();
-	const toolboxDir = dir ? (isAbsolute(dir) ? dir : resolve(cwd, dir)) : join(cwd, ".pi", "forge", "extensions");
+	const projectToolboxDir = dir
+		? isAbsolute(dir)
+			? dir
+			: resolve(cwd, dir)
+		: join(cwd, ".pi", "forge", "extensions");
 	const agentDir = env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
 	const userToolboxDir = join(agentDir, "forge", "extensions");
+	const projectConfigFile = join(cwd, ".pi", "forge", "config.json");
+	// A folder PI_FORGE_DIR names is the user's choice; the project's own toolbox is used only in a trusted project.
+	const withheld = !projectTrusted && !dir;
+	const toolboxDir = withheld ? userToolboxDir : projectToolboxDir;
 
-	// Later files win: the project's over the global one.
+	// Later files win: the project's over the global one. The project's policy is kept apart: it may only tighten.
 	const fromFiles = new Map<FileKey, Setting>();
+	let projectPolicy: Setting | undefined;
 	for (const file of files) {
-		for (const [key, raw] of Object.entries(readFileSettings(file, problems)))
-			fromFiles.set(key as FileKey, { raw, origin: { file: file.path, key } });
+		const fromProject = resolve(file.path) === projectConfigFile;
+		if (fromProject && !projectTrusted) continue;
+		for (const [key, raw] of Object.entries(readFileSettings(file, problems))) {
+			const found = { raw, origin: { file: file.path, key } };
+			if (fromProject && key === "policy") projectPolicy = found;
+			else fromFiles.set(key as FileKey, found);
+		}
 	}
 	const setting = (variable: string, key?: FileKey): Setting | undefined => {
 		const fromEnv = env[variable]?.trim();
@@ -95,13 +123,28 @@ export function readConfig(
 	};
 
 	// A policy that cannot be read means the strictest one: a typo must never weaken what was intended.
-	const readPolicy = (): ForgePolicy => {
-		const found = setting("PI_FORGE_POLICY", "policy");
-		if (!found) return "prompt";
+	const policyOf = (found: Setting): ForgePolicy => {
 		const value = typeof found.raw === "string" ? found.raw.trim().toLowerCase() : undefined;
 		if ((POLICIES as readonly (string | undefined)[]).includes(value)) return value as ForgePolicy;
 		report(found, `is not one of ${POLICIES.join(", ")}; using strict`);
 		return "strict";
+	};
+	// The user's policy (the environment, else the global file, else prompt); the project's file may tighten it, and a
+	// looser one from there is ignored: a cloned repository must not choose how much its own tools may do.
+	const readPolicy = (): { policy: ForgePolicy; policyFrom: string } => {
+		const found = setting("PI_FORGE_POLICY", "policy");
+		const user = found ? policyOf(found) : "prompt";
+		const userFrom = found ? describe(found) : "the default";
+		if (!projectPolicy) return { policy: user, policyFrom: userFrom };
+		const project = policyOf(projectPolicy);
+		if (STRICTNESS[project] > STRICTNESS[user])
+			return { policy: project, policyFrom: `${describe(projectPolicy)} (tighter than ${userFrom}: ${user})` };
+		if (STRICTNESS[project] < STRICTNESS[user])
+			report(
+				projectPolicy,
+				`is looser than your policy (${user}, from ${userFrom}); a project's config file may only tighten the policy, so it is ignored. To use ${project}, set PI_FORGE_POLICY=${project} or "policy": "${project}" in ${join(agentDir, "forge", "config.json")}.`,
+			);
+		return { policy: user, policyFrom: userFrom };
 	};
 
 	// Anything but a plain "off" keeps the sandbox: a typo must not take a layer away.
@@ -132,7 +175,7 @@ export function readConfig(
 			toolboxDir,
 			timeoutMs: positiveInt("PI_FORGE_TIMEOUT_MS", "timeoutMs", DEFAULT_TIMEOUT_MS),
 			maxMemoryMb: positiveInt("PI_FORGE_MAX_MEMORY_MB", "maxMemoryMb", DEFAULT_MAX_MEMORY_MB),
-			policy: readPolicy(),
+			...readPolicy(),
 			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", "historyLimit", DEFAULT_HISTORY_LIMIT),
 			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", "quarantineAfter", DEFAULT_QUARANTINE_AFTER),
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
@@ -149,7 +192,9 @@ export function readConfig(
 			forgeHome: join(agentDir, "forge"),
 			// One folder cannot be two toolboxes: PI_FORGE_DIR set to the user toolbox leaves the project's alone.
 			...(sameFolder(toolboxDir, userToolboxDir) ? {} : { userToolboxDir }),
-			projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
+			projectConfigFile,
+			projectTrusted,
+			...(withheld ? { withheldToolboxDir: projectToolboxDir } : {}),
 			safeEnv: safeEnvironment(processEnv),
 			secretValues: sensitiveEnvValues(processEnv),
 			env: processEnv,
@@ -208,6 +253,7 @@ export function loadConfig(
 	cwd: string,
 	env: Record<string, string | undefined> = process.env,
 	processEnv: Record<string, string | undefined> = process.env,
+	trust: TrustOptions = {},
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const { config } = readConfig(cwd, env, [], processEnv);
 	const read = (path: string): ConfigFile => {
@@ -217,10 +263,8 @@ export function loadConfig(
 			return { path };
 		}
 	};
-	return readConfig(
-		cwd,
-		env,
-		[read(join(config.forgeHome, "config.json")), read(config.projectConfigFile)],
-		processEnv,
-	);
+	// An untrusted project's file is not even read.
+	const files = [read(join(config.forgeHome, "config.json"))];
+	if (trust.projectTrusted !== false) files.push(read(config.projectConfigFile));
+	return readConfig(cwd, env, files, processEnv, trust);
 }

@@ -11,8 +11,13 @@ export interface ForgeConfig {
 	timeoutMs: number;
 	/** Heap cap of an isolated runner (`PI_FORGE_MAX_MEMORY_MB`, default 512). */
 	maxMemoryMb: number;
-	/** Capability policy (`PI_FORGE_POLICY`, default `prompt`; a value that is not a policy means `strict`). */
+	/**
+	 * Capability policy (`PI_FORGE_POLICY`, else the global file, default `prompt`; a value that is not a policy means
+	 * `strict`). The project's file may only make it stricter.
+	 */
 	policy: ForgePolicy;
+	/** Where the policy in effect was set, for a person: `PI_FORGE_POLICY=strict`, `the default`, a file and key. */
+	policyFrom?: string;
 	/** Versions kept per tool in `.history/` (`PI_FORGE_HISTORY_LIMIT`, default 50). */
 	historyLimit: number;
 	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
@@ -50,6 +55,13 @@ export interface ForgeConfig {
 	userToolboxDir?: string;
 	/** `<cwd>/.pi/forge/config.json`. */
 	projectConfigFile: string;
+	/**
+	 * Whether pi trusts the project (pi's legacy line has no trust: always true). An untrusted project's config file
+	 * is not read and its toolbox is not used.
+	 */
+	projectTrusted?: boolean;
+	/** The project's toolbox that is not used because pi does not trust the project (`toolboxDir` is then the user's). */
+	withheldToolboxDir?: string;
 	/**
 	 * The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get.
 	 */

@@ -16,6 +16,7 @@ describe("readConfig", () => {
 				timeoutMs: 30_000,
 				maxMemoryMb: 512,
 				policy: "prompt",
+				policyFrom: "the default",
 				historyLimit: 50,
 				quarantineAfter: 5,
 				lockStaleMs: 5000,
@@ -29,6 +30,7 @@ describe("readConfig", () => {
 				forgeHome: join("/agent", "forge"),
 				userToolboxDir: join("/agent", "forge", "extensions"),
 				projectConfigFile: join(cwd, ".pi", "forge", "config.json"),
+				projectTrusted: true,
 				safeEnv: { PATH: "/bin" },
 				secretValues: ["a-secret-of-some-length"],
 				env: processEnv,
@@ -167,9 +169,66 @@ describe("config files", () => {
 
 	it("the project file wins over the global one, and the environment over both", () => {
 		expect(
-			readConfig("/p", {}, files({ policy: "strict", timeoutMs: 1000 }, { policy: "permissive" })).config,
-		).toMatchObject({ policy: "permissive", timeoutMs: 1000 });
+			readConfig("/p", {}, files({ policy: "permissive", timeoutMs: 1000 }, { policy: "strict", timeoutMs: 2000 }))
+				.config,
+		).toMatchObject({ policy: "strict", timeoutMs: 2000 });
 		expect(readConfig("/p", { PI_FORGE_POLICY: "prompt" }, files({ policy: "strict" })).config.policy).toBe("prompt");
+		expect(readConfig("/p", { PI_FORGE_TIMEOUT_MS: "3000" }, files({}, { timeoutMs: 2000 })).config.timeoutMs).toBe(
+			3000,
+		);
+	});
+
+	it("the project file may only tighten the policy: a looser one is ignored, saying where to set it", () => {
+		const agent = { PI_CODING_AGENT_DIR: "/agent" };
+		const { config, problems } = readConfig("/p", agent, files({ policy: "strict" }, { policy: "permissive" }));
+		expect(config).toMatchObject({ policy: "strict", policyFrom: '/agent/forge/config.json: "policy": "strict"' });
+		expect(problems).toEqual([
+			{
+				origin: { file: "/p/.pi/forge/config.json", key: "policy" },
+				message:
+					'/p/.pi/forge/config.json: "policy": "permissive" is looser than your policy (strict, from /agent/forge/config.json: "policy": "strict"); a project\'s config file may only tighten the policy, so it is ignored. To use permissive, set PI_FORGE_POLICY=permissive or "policy": "permissive" in /agent/forge/config.json.',
+			},
+		]);
+		// Looser than the default and than the environment.
+		expect(readConfig("/p", {}, files(undefined, { policy: "permissive" })).config.policy).toBe("prompt");
+		expect(
+			readConfig("/p", { PI_FORGE_POLICY: "strict" }, files(undefined, { policy: "prompt" })).config.policy,
+		).toBe("strict");
+		// Tighter than any of them: it applies, and says what it tightened.
+		expect(readConfig("/p", {}, files(undefined, { policy: "strict" })).config).toMatchObject({
+			policy: "strict",
+			policyFrom: '/p/.pi/forge/config.json: "policy": "strict" (tighter than the default: prompt)',
+		});
+		expect(
+			readConfig("/p", { PI_FORGE_POLICY: "permissive" }, files(undefined, { policy: "prompt" })).config.policy,
+		).toBe("prompt");
+		// The same policy as the user's: nothing to say.
+		expect(readConfig("/p", {}, files(undefined, { policy: "prompt" })).problems).toEqual([]);
+	});
+
+	it("an untrusted project's file is ignored and its toolbox is not used (unless PI_FORGE_DIR names one)", () => {
+		const agent = { PI_CODING_AGENT_DIR: "/agent" };
+		const untrusted = { projectTrusted: false };
+		const { config, problems } = readConfig(
+			"/p",
+			agent,
+			files({ timeoutMs: 1000 }, { policy: "strict", timeoutMs: 2000, pinned: ["x"] }),
+			{},
+			untrusted,
+		);
+		expect(problems).toEqual([]);
+		expect(config).toMatchObject({
+			policy: "prompt",
+			timeoutMs: 1000,
+			pinned: [],
+			projectTrusted: false,
+			toolboxDir: join("/agent", "forge", "extensions"),
+			withheldToolboxDir: join("/p", ".pi", "forge", "extensions"),
+		});
+		expect(config.userToolboxDir).toBeUndefined();
+		const chosen = readConfig("/p", { ...agent, PI_FORGE_DIR: "/mine" }, [], {}, untrusted).config;
+		expect(chosen).toMatchObject({ toolboxDir: "/mine", userToolboxDir: join("/agent", "forge", "extensions") });
+		expect(chosen.withheldToolboxDir).toBeUndefined();
 	});
 
 	it("reports a file that is not JSON, or not an object, or unknown settings, and goes on", () => {
@@ -226,9 +285,21 @@ describe("config files", () => {
 	});
 
 	it("a bad file value overridden by the environment is not the one in effect, so it is not reported", () => {
-		const { config, problems } = readConfig("/p", { PI_FORGE_POLICY: "permissive" }, files(undefined, { policy: 5 }));
-		expect(config.policy).toBe("permissive");
+		const { config, problems } = readConfig(
+			"/p",
+			{ PI_FORGE_TIMEOUT_MS: "3000" },
+			files(undefined, { timeoutMs: 0 }),
+		);
+		expect(config.timeoutMs).toBe(3000);
 		expect(problems).toEqual([]);
+	});
+
+	it("a mistyped project policy tightens even the environment's: a typo never weakens", () => {
+		const { config, problems } = readConfig("/p", { PI_FORGE_POLICY: "permissive" }, files(undefined, { policy: 5 }));
+		expect(config.policy).toBe("strict");
+		expect(problems.map((p) => p.message)).toEqual([
+			'/p/.pi/forge/config.json: "policy": 5 is not one of strict, prompt, permissive; using strict',
+		]);
 	});
 
 	it("reads pinned tools from a list; reports a non-list and entries that are not strings", () => {
