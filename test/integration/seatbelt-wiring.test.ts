@@ -78,6 +78,8 @@ describe("a granted command under Seatbelt", () => {
 		expect(write(deep)).toBe("deny");
 		expect(write(join(project, "node_modules", "pkg", ".git", "x"))).toBe("allow");
 		expect(write(join(temp, "out.txt"))).toBe("allow");
+		// The tool's own temp dir is not walked on Linux either: a clone there keeps its .git.
+		expect(write(join(temp, "clone", ".git", "config"))).toBe("allow");
 		expect(write("/etc/passwd")).toBe("deny");
 		const read = (path: string) => decide(profile, { operation: "file-read-data", path });
 		expect(read(join(project, "src", "a.ts"))).toBe("allow");

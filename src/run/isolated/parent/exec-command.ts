@@ -185,10 +185,12 @@ function seatbeltDenies(
 	setting: CommandSetting,
 	approved: { path: string }[],
 	names: NonNullable<SandboxSpec["protectedNames"]>,
-): Pick<SandboxSpec, "readOnly" | "protectedNames"> {
+): Pick<SandboxSpec, "readOnly" | "protectedNames" | "namesIn"> {
 	const inWritable = setting.readOnly.filter((path) => setting.writable.some((root) => isInside(path, root)));
 	const readOnly = [...new Set([...spec.readOnly, ...inWritable, ...approved.map((file) => file.path)])];
-	return { readOnly, protectedNames: names };
+	// As bubblewrap's walk: not in the tool's own temp dir, where no one runs or obeys what a command makes.
+	const namesIn = setting.writable.filter((root) => root !== setting.env.TMPDIR);
+	return { readOnly, protectedNames: names, namesIn };
 }
 
 /**

@@ -48,6 +48,8 @@ export interface SandboxSpec {
 	masked?: { dir: string; keep: string[] }[];
 	/** Protected names denied at any depth in the writable folders: by name on macOS; bubblewrap has no such rule. */
 	protectedNames?: SeatbeltNames;
+	/** The writable folders those names are denied in (all of them when not given; not a tool's own temp dir). */
+	namesIn?: string[];
 }
 
 const CANDIDATES = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];

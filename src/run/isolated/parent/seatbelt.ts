@@ -89,7 +89,8 @@ function writeDenies(
 		if (root) for (const dir of between(root, path)) denies.push(`(literal ${string(dir)})`);
 	}
 	denies.push(...pinned.map((path) => `(literal ${string(path)})`), ...masked.map(({ dir }) => subpath(dir)));
-	if (spec.protectedNames && writable.length) denies.push(...nameDenies(spec.protectedNames, writable));
+	const namesIn = spec.namesIn ? spec.namesIn.map(at) : writable;
+	if (spec.protectedNames && namesIn.length) denies.push(...nameDenies(spec.protectedNames, namesIn));
 	return unique(denies);
 }
 
