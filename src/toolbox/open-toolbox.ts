@@ -9,6 +9,7 @@ import { GrantsStore } from "../policy/grants-store.ts";
 import { IsolatedRunner } from "../run/isolated/parent/isolated-runner.ts";
 import { resolveProgram } from "../run/isolated/resolve-program.ts";
 import type { Runner } from "../run/runner.ts";
+import { CACHE_KEY_FILE, CacheKey } from "../store/cache-key.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { HEALTH_FILE, HealthStore } from "../store/health.ts";
 import { ToolHistory } from "../store/history.ts";
@@ -30,15 +31,20 @@ export interface OpenedToolbox {
 
 export const AUDIT_FILE = ".forge-audit.jsonl";
 
-/** The stores of the toolbox folder `config` names. */
+/** The user's key for the compile cache: in the agent dir's forge folder, which no project holds and no tool reads. */
+export const compileCacheKey = (config: Pick<ForgeConfig, "forgeHome">): CacheKey =>
+	new CacheKey(join(config.forgeHome, CACHE_KEY_FILE));
+
+/** The stores of the toolbox folder `config` names; `key` authenticates its compile cache (one per user, shared). */
 export function createToolboxStores(
-	config: Pick<ForgeConfig, "toolboxDir" | "lockStaleMs" | "historyLimit" | "secretValues">,
+	config: Pick<ForgeConfig, "toolboxDir" | "lockStaleMs" | "historyLimit" | "secretValues" | "forgeHome">,
+	key: CacheKey = compileCacheKey(config),
 ): ToolboxStores {
 	return {
 		store: new ToolboxStore(config.toolboxDir, { staleMs: config.lockStaleMs }),
 		health: new HealthStore(config.toolboxDir, config.secretValues),
 		history: new ToolHistory(config.toolboxDir, config.historyLimit),
-		compileCache: new CompileCache(config.toolboxDir),
+		compileCache: new CompileCache(config.toolboxDir, key),
 	};
 }
 
@@ -63,6 +69,7 @@ export async function openToolbox(
 		secretValues: config.secretValues,
 	});
 	const runtimeDir = join(config.forgeHome, "runtime");
+	const key = compileCacheKey(config);
 	const gate = createPolicyGate({
 		config,
 		grants,
@@ -78,13 +85,14 @@ export async function openToolbox(
 		unreadable: [
 			join(config.toolboxDir, HEALTH_FILE),
 			join(config.toolboxDir, AUDIT_FILE),
+			key.file,
 			...(config.userToolboxDir ? [join(config.userToolboxDir, HEALTH_FILE)] : []),
 		],
 	});
-	const stores = createToolboxStores(config);
+	const stores = createToolboxStores(config, key);
 	const toolbox = new Toolbox(config, runner, stores);
 	const report = await toolbox.open(options);
-	const user = await openUserToolbox(config, runner, options, problems);
+	const user = await openUserToolbox(config, runner, key, options, problems);
 	const toolboxes = new Toolboxes({ scope: "project", toolbox, stores }, user);
 	if (!options.readOnly) await migrateProjectGrants(grants, config, toolboxes);
 	return { toolbox, toolboxes, runner, config, grants, problems, report };
@@ -97,12 +105,13 @@ export async function openToolbox(
 async function openUserToolbox(
 	config: ForgeConfig,
 	runner: IsolatedRunner,
+	key: CacheKey,
 	options: { verify?: "now" | "background"; readOnly?: boolean },
 	problems: ConfigProblem[],
 ): Promise<ScopedToolbox | undefined> {
 	if (!config.userToolboxDir) return undefined;
 	const userConfig = { ...config, toolboxDir: config.userToolboxDir };
-	const stores = createToolboxStores(userConfig);
+	const stores = createToolboxStores(userConfig, key);
 	const toolbox = new Toolbox(userConfig, userRunner(runner), stores);
 	try {
 		await toolbox.open(options);
