@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type CommandSetting, runCommand } from "../../src/run/isolated/parent/exec-command.ts";
 import { describeSandbox, limitSupport, sandboxed } from "../../src/run/isolated/parent/os-sandbox.ts";
 import { shellFilesDigest } from "../../src/run/isolated/parent/program-content.ts";
-import { decide } from "../helpers/sbpl.ts";
+import { decide, stringsOf } from "../helpers/sbpl.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "seatbelt-wiring-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,6 +85,29 @@ describe("a granted command under Seatbelt", () => {
 		expect(read(join(project, "src", "a.ts"))).toBe("allow");
 		expect(read(join(dir, "secret"))).toBe("deny");
 		expect(decide(profile, { operation: "network-outbound" })).toBe("deny");
+	});
+
+	it("a protected name brought out of node_modules (which the profile lets be) is found after the command, and goes", async () => {
+		mkdirSync(join(project, "docs"));
+		writeFileSync(join(project, "docs", "AGENTS.md"), "the user's own");
+		const result = await runCommand(
+			{
+				kind: "exec",
+				file: "mkdir -p node_modules/p/.git && echo x > node_modules/p/.git/config && echo y > node_modules/p/AGENTS.md && mv node_modules/p lib",
+				args: [],
+				shell: true,
+			},
+			setting,
+		);
+		expect(result.error).toBe(
+			`the command made ${join(project, "lib", ".git")}, ${join(project, "lib", "AGENTS.md")}, which no forged tool may write (pi, git or another agent runs or obeys it); removed.`,
+		);
+		expect(existsSync(join(project, "lib", ".git"))).toBe(false);
+		expect(existsSync(join(project, "lib", "AGENTS.md"))).toBe(false);
+		// What was there before the command is not the command's.
+		expect(readFileSync(join(project, "docs", "AGENTS.md"), "utf8")).toBe("the user's own");
+		// Seatbelt denies it by name: it is not bound read-only on its own path as under bubblewrap.
+		expect(stringsOf(readFileSync(kept, "utf8"))).not.toContain(join(project, "docs"));
 	});
 
 	it("records no placeholder for a start after a hard kill to remove (none is made on disk)", async () => {

@@ -1,10 +1,12 @@
 // A granted command, run in pi's process for a forged tool: in the OS sandbox where there is one, its output capped,
 // its time, processes and memory bounded, its whole process group killed when the call ends, and the protected names
 // it made below the top of the project removed afterwards (protected-scan.ts). On macOS (Seatbelt) the profile denies
-// the protected names at any depth itself, so there is no walk; nor are there process or memory limits.
+// the protected names at any depth itself, but for `node_modules`: a folder renamed out of there can bring one along,
+// so the walk runs there too. macOS has no process or memory limits.
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import type { ExecRequest, ExecResult } from "../protocol.ts";
+import { anchoredFsAvailable } from "./anchors.ts";
 import { type CommandLimits, defaultCommandLimits, limited, watchProcesses } from "./command-limits.ts";
 import { commandSandbox } from "./command-sandbox.ts";
 import { boundsTmpfs, limitSupport, type SandboxSpec, type SandboxStatus, sandboxed } from "./os-sandbox.ts";
@@ -58,9 +60,9 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		: [];
 	if (!approved) return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
 	const pinned = sandbox.kind === "bubblewrap" ? approved.filter((file) => file.bytes.length > 0) : [];
-	// Protected names below the top of the project: those there now are bound read-only, those the command makes go.
-	const scanRoots =
-		sandbox.kind === "bubblewrap" ? setting.writable.filter((root) => root !== setting.env.TMPDIR) : [];
+	// Protected names below the top of the project: those there now are bound read-only (Seatbelt denies them by name),
+	// those the command makes go.
+	const scanRoots = sandbox.kind !== "none" ? setting.writable.filter((root) => root !== setting.env.TMPDIR) : [];
 	const names = protectedNamesAt(setting.cwd, setting.readOnly);
 	const entries = setting.scanEntries ?? MAX_ENTRIES;
 	const before = scanRoots.length ? await scanProtected(scanRoots, names, entries) : undefined;
@@ -74,7 +76,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					path: request.env?.PATH ?? setting.env.PATH,
 					cwd,
 					...(request.shell ? {} : { program: request.file }),
-					nested: before ? [...before.paths] : [],
+					nested: before && sandbox.kind === "bubblewrap" ? [...before.paths] : [],
 					// Seatbelt makes no placeholder on disk: nothing to record for a start after a hard kill to remove.
 					...(setting.recordDir && sandbox.kind === "bubblewrap" ? { recordDir: setting.recordDir } : {}),
 				})
@@ -208,7 +210,14 @@ async function madeBelow(
 	const after = await scanProtected(roots, names, entries);
 	if (!after.complete) return { removed: [], left: [], note: TOO_BIG };
 	// The placeholders of commands still running (this one's are released after this) are not what a command made.
-	return removeNew(before, after, heldNow(recordDir));
+	const kept = heldNow(recordDir);
+	// Without anchored removal (macOS) pi cannot remove through the folders as walked: what was made is named, not removed.
+	if (!anchoredFsAvailable)
+		return {
+			removed: [],
+			left: [...after.paths].filter((path) => !before.paths.has(path) && !kept.has(path)).sort(),
+		};
+	return removeNew(before, after, kept);
 }
 
 const TOO_BIG =
@@ -226,13 +235,17 @@ const FIRST_PINNED_FD = 3;
 const changedProgram = (file: string) =>
 	`${file} changed after it was approved (its content is not what was granted); it was not run. Run it again to be asked about what it holds now.`;
 
+const NOT_REMOVED = anchoredFsAvailable
+	? "a folder on its way was swapped for a link meanwhile"
+	: "on this OS pi cannot make sure no folder on its way was swapped for a link";
+
 const madeProtected = (paths: string[], left: string[] = []) =>
 	[
 		paths.length
 			? `the command made ${paths.join(", ")}, which no forged tool may write (pi, git or another agent runs or obeys it); removed.`
 			: "",
 		left.length
-			? `the command made ${left.join(", ")}, which no forged tool may write; not removed, because a folder on its way was swapped for a link meanwhile (remove it by hand).`
+			? `the command made ${left.join(", ")}, which no forged tool may write; not removed, because ${NOT_REMOVED} (remove it by hand).`
 			: "",
 	]
 		.filter(Boolean)
