@@ -45,6 +45,7 @@ export async function runForgedTool(
 ) {
 	session.ui.attach(ctx);
 	const toolbox = await session.toolboxFor(ctx);
+	session.refuseUntrusted(name, toolbox);
 	const forge = typeof name === "string" ? await session.forges.waitFor(name, signal) : undefined;
 	// What the tool calls through pi.useTool is shown nested under it while it runs, and in its result: the last
 	// NESTED_SHOWN calls and how many there were, sent on at most every UPDATE_EVERY_MS (a tool may make thousands).

@@ -3,6 +3,7 @@
 // index.ts's `context` hook takes those messages out of what the model is sent.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
+import type { ForgeConfig } from "../contract/config.ts";
 import { formatForPerson } from "../contract/error-format.ts";
 import type { Result } from "../contract/forge-error.ts";
 import { GRANT_FORMS } from "../policy/grant-key.ts";
@@ -15,6 +16,7 @@ import { parseVersion } from "../ui/version.ts";
 import { historyTable, toolboxTable, toolDetails } from "../ui/views.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { currentListing } from "./list-forge.ts";
+import { untrustedNote } from "./project-trust.ts";
 
 export const FORGE_MESSAGE = "agent-forge";
 
@@ -33,10 +35,12 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
 		summary: "the toolbox as a table (best matches first with a query)",
 		takesTool: false,
 		// What confines the tools comes first: a person should not have to look for the absence of an OS sandbox.
-		run: async (args, { toolboxes: toolbox, runner }) => {
+		run: async (args, { toolboxes: toolbox, runner, config }) => {
 			const { listing, rechecking } = await currentListing(toolbox, args.join(" ") || undefined, 500);
 			const note = rechecking ? `\n${rechecking} tool(s) changed on disk are still being re-checked.` : "";
-			return `${describeSandbox(await runner.sandbox())}\n\n${toolboxTable(listing.tools, new Date())}${note}`;
+			const trust = untrustedNote(config);
+			const status = [describeSandbox(await runner.sandbox()), policyLine(config), ...(trust ? [trust] : [])];
+			return `${status.join("\n")}\n\n${toolboxTable(listing.tools, new Date())}${note}`;
 		},
 	},
 	show: {
@@ -232,6 +236,11 @@ export function forgeCompletions(prefix: string, toolNames: string[]): Autocompl
 		.filter((name) => name.startsWith(parts[1]))
 		.map((name) => ({ value: `${parts[0]} ${name}`, label: name }));
 	return items.length ? items : null;
+}
+
+/** The policy in effect and where it was set. */
+function policyLine(config: Pick<ForgeConfig, "policy" | "policyFrom">): string {
+	return `Policy: ${config.policy}${config.policyFrom ? ` (${config.policyFrom})` : ""}.`;
 }
 
 export function registerForgeCommand(pi: ExtensionAPI, session: ForgeSession): void {

@@ -13,10 +13,11 @@ import { ForgesInFlight } from "./forges-in-flight.ts";
 import { answerNotOffered } from "./not-offered.ts";
 import { type NextOffer, notOfferedNote } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
+import { isTrusted, showTrustStatus, startNote, untrustedToolError } from "./project-trust.ts";
 import { ForgeUi } from "./ui-controller.ts";
 
 export class ForgeSession {
-	private opened: { cwd: string; toolbox: Promise<Toolboxes> } | undefined;
+	private opened: { cwd: string; trusted: boolean; toolbox: Promise<Toolboxes> } | undefined;
 	/** The toolbox once opened, with its grants and configuration (for /forge and autocompletion). */
 	current: OpenedToolbox | undefined;
 	readonly ui = new ForgeUi();
@@ -44,22 +45,29 @@ export class ForgeSession {
 	/** Problems with the configuration (bad environment values), to show once. */
 	configProblems: ConfigProblem[] = [];
 
+	/** Whether pi trusted the project at the last look (an untrusted project's toolbox and config are left alone). */
+	private trusted: boolean | undefined;
+
 	/**
 	 * The toolboxes of `cwd` (the project's and the user's), opened once (at session start, or at the first tool call if pi never sent one).
 	 * If it cannot be opened the promise rejects with an error for the model, and the next call tries again.
+	 * A project pi comes to trust during the session is opened again, with its toolbox and config.
 	 */
-	toolbox(cwd: string): Promise<Toolboxes> {
-		if (this.opened?.cwd === cwd) return this.opened.toolbox;
+	toolbox(cwd: string, trusted = this.trusted ?? false): Promise<Toolboxes> {
+		this.trusted = trusted;
+		if (this.opened?.cwd === cwd && this.opened.trusted === trusted) return this.opened.toolbox;
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
 			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolboxes;
-			const loaded = loadConfig(cwd);
+			const loaded = loadConfig(cwd, undefined, undefined, { projectTrusted: trusted });
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
 				const opened = await openToolbox(loaded, { verify: "background" });
-				this.configProblems = opened.problems;
+				// Said at the start where the project has a forge folder of its own (a toolbox or a config file).
+				const trust = startNote(opened.config);
+				this.configProblems = trust ? [...opened.problems, trust] : opened.problems;
 				opened.runner.warm();
 				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
 				box = opened.toolboxes;
@@ -96,12 +104,20 @@ export class ForgeSession {
 			this.watcher = box.watch();
 			return box;
 		})();
-		this.opened = { cwd, toolbox };
+		this.opened = { cwd, trusted, toolbox };
 		return toolbox;
 	}
 
 	toolboxFor(ctx: ExtensionContext): Promise<Toolboxes> {
-		return this.toolbox(ctx.cwd);
+		const toolbox = this.toolbox(ctx.cwd, isTrusted(ctx) ?? this.trusted ?? false);
+		void toolbox.then((box) => showTrustStatus(ctx, box.config)).catch(() => undefined);
+		return toolbox;
+	}
+
+	/** A call of a tool of the project's toolbox an untrusted project leaves out is refused saying why. */
+	refuseUntrusted(name: string, toolbox: Toolboxes): void {
+		const error = toolbox.get(name) ? undefined : untrustedToolError(name, toolbox.config);
+		if (error) throw toPiError(error, toolbox.config);
 	}
 
 	/** What `pi.useTool` in a forged tool called from `ctx` reaches: the tools of this session's toolbox. */
@@ -118,7 +134,11 @@ export class ForgeSession {
 			// A tool a forge_tool call of the same message is forging is waited for (its tests may be what calls it).
 			resolve: async (name) => {
 				await this.forges.waitFor(name);
-				return (await this.toolbox(cwd)).resolve(name);
+				const box = await this.toolbox(cwd);
+				const found = await box.resolve(name);
+				const untrusted = found ? undefined : untrustedToolError(name, box.config);
+				if (untrusted) throw untrusted;
+				return found;
 			},
 			names: () => this.current?.toolboxes.entries().map((entry) => entry.name) ?? [],
 			onNested,

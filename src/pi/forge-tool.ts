@@ -15,6 +15,7 @@ import type { ForgeOutcome } from "./forges-in-flight.ts";
 import { type NextOffer, offerLine } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
+import { forgeScope } from "./project-trust.ts";
 import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
 export const forgeToolSchema = Type.Object({
@@ -81,7 +82,10 @@ export function createForgeTool(session: ForgeSession) {
 			try {
 				session.ui.attach(ctx);
 				const toolbox = await session.toolboxFor(ctx);
-				const scope = params.scope ?? "project";
+				// An untrusted project's toolbox is left alone: there only scope "user" forges (see project-trust.ts).
+				const into = forgeScope(params.scope, toolbox.config);
+				if (!into.ok) throw toPiError(into.error, toolbox.config);
+				const scope = into.scope;
 				if (scope !== "project" && scope !== "user")
 					throw toPiError(
 						new ForgeError("arguments", `scope is "project" or "user", not ${JSON.stringify(scope)}.`, {

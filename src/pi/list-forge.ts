@@ -13,6 +13,7 @@ import { relativeTime } from "../ui/relative-time.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import { toPiError } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
+import { untrustedListingNote } from "./project-trust.ts";
 import { formatToolDetail } from "./tool-detail.ts";
 
 export const listForgeSchema = Type.Object({
@@ -46,9 +47,15 @@ export function createListForge(session: ForgeSession) {
 		parameters: listForgeSchema,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
 			const toolbox = await session.toolboxFor(ctx);
-			if (params.name?.trim()) return describeTool(toolbox, params.name.trim(), ctx.cwd);
+			if (params.name?.trim()) {
+				session.refuseUntrusted(params.name.trim(), toolbox);
+				return describeTool(toolbox, params.name.trim(), ctx.cwd);
+			}
 			const { listing, rechecking } = await currentListing(toolbox, params.query, LIST_LIMIT);
-			const text = formatListing(listing, params.query, new Date(), rechecking);
+			const note = untrustedListingNote(toolbox.config);
+			const text = [formatListing(listing, params.query, new Date(), rechecking), ...(note ? [note] : [])].join(
+				"\n",
+			);
 			return {
 				content: [{ type: "text", text }],
 				details: { total: listing.total, matched: listing.matched, names: listing.tools.map((t) => t.entry.name) },
@@ -82,8 +89,8 @@ async function describeTool(toolbox: Toolboxes, name: string, cwd: string) {
 	const file = toolbox.toolPath(name);
 	const fromProject = relative(cwd, file);
 	const path =
-		view.scope === "user"
-			? `${basename(file)} in the user toolbox (${toolbox.config.userToolboxDir})`
+		view.scope === "user" || toolbox.config.withheldToolboxDir
+			? `${basename(file)} in the user toolbox (${toolbox.config.userToolboxDir ?? toolbox.config.toolboxDir})`
 			: fromProject.startsWith("..") || isAbsolute(fromProject)
 				? `${basename(file)} in the toolbox folder (PI_FORGE_DIR)`
 				: fromProject;

@@ -37,6 +37,8 @@ export async function runPiJson(options: {
 	prompts: string[];
 	agentDir?: string;
 	env?: Record<string, string>;
+	/** More of pi's options, e.g. `--approve` (trust the project for this run). */
+	args?: string[];
 	/** pi still running this long after it started is killed (its code is then null). */
 	timeoutMs?: number;
 }): Promise<PiJsonRun> {
@@ -58,6 +60,7 @@ export async function runPiJson(options: {
 			"--no-session",
 			"--mode",
 			"json",
+			...(options.args ?? []),
 			...options.prompts,
 		],
 		{

@@ -1,0 +1,127 @@
+// pi's project trust, as Agent Forge honours it: in a project pi does not trust, the project's toolbox and its
+// .pi/forge/config.json are left alone (config.ts); this module says so to the model and the person, and knows which
+// of the project's tools are left out. pi's legacy line has no trust: every project there counts as trusted.
+import { existsSync, readdirSync } from "node:fs";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ConfigProblem, ForgeConfig } from "../contract/config.ts";
+import { ForgeError } from "../contract/forge-error.ts";
+
+/** How a person makes pi trust the project. */
+export const HOW_TO_TRUST =
+	"To trust it: start pi with --approve (-a) for one session, or use /trust in pi (saved for later sessions) and restart pi.";
+
+/**
+ * Whether pi trusts `ctx`'s project: its `isProjectTrusted()`; a pi without it (the legacy line) trusts every one.
+ * Undefined when the context no longer answers (after /new or /reload): the last answer stands.
+ */
+export function isTrusted(ctx: object | undefined): boolean | undefined {
+	const check = (ctx as { isProjectTrusted?: unknown } | undefined)?.isProjectTrusted;
+	if (typeof check !== "function") return true;
+	try {
+		return check.call(ctx) === true;
+	} catch {
+		return undefined;
+	}
+}
+
+/** Names of the tools in the left-out project toolbox (from their file names only: nothing of them is read or run). */
+export function withheldTools(config: Pick<ForgeConfig, "withheldToolboxDir">): string[] {
+	const dir = config.withheldToolboxDir;
+	if (!dir) return [];
+	try {
+		return readdirSync(dir)
+			.flatMap((file) => /^forge-(.+)\.ts$/.exec(file)?.[1] ?? [])
+			.sort();
+	} catch {
+		return [];
+	}
+}
+
+/** What the person reads in /forge and at the start: which toolbox is left out, what still works, how to trust. */
+export function untrustedNote(
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile">,
+): string | undefined {
+	const dir = config.withheldToolboxDir;
+	if (!dir) return undefined;
+	const tools = withheldTools(config);
+	const held = tools.length ? ` (${tools.length} tool${tools.length === 1 ? "" : "s"}: ${listed(tools)})` : "";
+	return `pi does not trust this project: Agent Forge leaves its toolbox ${dir}${held} alone — its tools are neither offered nor run — and does not read ${config.projectConfigFile}. The user toolbox works as usual. ${HOW_TO_TRUST}`;
+}
+
+/** The start report's note in an untrusted project that has a forge folder of its own; none in any other project. */
+export function startNote(
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile">,
+): ConfigProblem | undefined {
+	const note = untrustedNote(config);
+	const dir = config.withheldToolboxDir;
+	if (!note || !dir || !(existsSync(dir) || existsSync(config.projectConfigFile))) return undefined;
+	return { origin: { file: dir }, message: note };
+}
+
+/** What list_forge adds for the model in an untrusted project: only the user toolbox is listed, and why. */
+export function untrustedListingNote(config: Pick<ForgeConfig, "withheldToolboxDir">): string | undefined {
+	if (!config.withheldToolboxDir) return undefined;
+	const tools = withheldTools(config);
+	const held = tools.length
+		? ` Its ${tools.length} tool${tools.length === 1 ? "" : "s"} (${listed(tools)}) cannot be run here.`
+		: "";
+	return `Note: pi does not trust this project, so these are the user toolbox's tools only; the project's own toolbox is left out.${held} forge_tool works here with scope "user" only. To use the project's tools, ask the user to trust the project. ${HOW_TO_TRUST}`;
+}
+
+/** The model called a tool of the left-out project toolbox (and the user toolbox has none of that name). */
+export function untrustedToolError(
+	name: string,
+	config: Pick<ForgeConfig, "withheldToolboxDir">,
+): ForgeError | undefined {
+	if (!withheldTools(config).includes(name)) return undefined;
+	return new ForgeError(
+		"permission",
+		`'${name}' is a tool of this project's toolbox (${config.withheldToolboxDir}), and pi does not trust this project: Agent Forge does not run its tools.`,
+		{
+			hint: `Do not retry: ask the user whether to trust the project. ${HOW_TO_TRUST} Tools forged with scope "user" (the user toolbox) work here.`,
+		},
+	);
+}
+
+/**
+ * The scope a forge_tool call goes into. In an untrusted project only the user toolbox can be forged into (it is then
+ * the one toolbox, scope "project" to the toolboxes); a forge for the project is refused saying how to proceed.
+ */
+export function forgeScope(
+	requested: unknown,
+	config: Pick<ForgeConfig, "withheldToolboxDir">,
+): { ok: true; scope: unknown } | { ok: false; error: ForgeError } {
+	if (!config.withheldToolboxDir) return { ok: true, scope: requested ?? "project" };
+	if (requested === "user") return { ok: true, scope: "project" };
+	return {
+		ok: false,
+		error: new ForgeError(
+			"permission",
+			`pi does not trust this project, so Agent Forge does not forge into its toolbox (${config.withheldToolboxDir}): nothing was forged.`,
+			{
+				hint: `To forge into the user toolbox instead (every project sees it), call forge_tool again with the same arguments and scope "user". To forge into the project's toolbox, ask the user to trust the project. ${HOW_TO_TRUST}`,
+			},
+		),
+	};
+}
+
+const listed = (names: string[]) => (names.length > 8 ? `${names.slice(0, 8).join(", ")}, …` : names.join(", "));
+
+/** The status-bar key of the trust note (beside the toolbox's own status). */
+export const TRUST_STATUS_KEY = "agent-forge-trust";
+
+/** Shows or clears the status-bar note that the project's toolbox is left out. */
+export function showTrustStatus(
+	ctx: Pick<ExtensionContext, "hasUI" | "ui"> | undefined,
+	config: Pick<ForgeConfig, "withheldToolboxDir">,
+): void {
+	if (!ctx?.hasUI) return;
+	try {
+		ctx.ui.setStatus(
+			TRUST_STATUS_KEY,
+			config.withheldToolboxDir ? "project not trusted: its forged tools are off" : undefined,
+		);
+	} catch {
+		// A stale context: the next session_start shows it again.
+	}
+}

@@ -1,0 +1,173 @@
+// pi's project trust through the real pi command line in json mode (no UI, so a project that asks for trust stays
+// untrusted unless --approve): a cloned repository carrying its own forged tool and a permissive .pi/forge/config.json.
+// Untrusted (current line): the project's toolbox is neither offered nor run, its config is not read, the user
+// toolbox works. Trusted, and on the legacy line (no trust API): the project's config may only tighten the policy.
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runPiJson } from "../helpers/pi-cli.ts";
+import { makeTempDir } from "../helpers/pi-harness.ts";
+import { PI_LINE } from "../helpers/pi-line.ts";
+
+/** A file outside the project every system has: the repository's tool reads it. */
+const OUTSIDE = "/etc/hosts";
+const READER = {
+	name: "repo-reader",
+	description: "Reads a file outside the project.",
+	parametersSchema: { type: "object", properties: {} },
+	logic: `import { readFileSync } from "node:fs";\nreturn "read outside: " + readFileSync(${JSON.stringify(OUTSIDE)}, "utf8").length;`,
+};
+const READ_TEXT = `read outside: ${readFileSync(OUTSIDE, "utf8").length}`;
+
+/**
+ * A repository as it was cloned: its author forged 'repo-reader' into it (in their own agent dir), and it carries a
+ * permissive forge config; `asksTrust` adds pi settings and a pi extension, which make pi ask for trust.
+ */
+async function clonedRepository(asksTrust: boolean) {
+	const root = await realpath(await makeTempDir("forge-trust"));
+	const cwd = join(root, "repo");
+	await Promise.all([cwd, join(root, "author")].map((dir) => mkdir(dir)));
+	const author = await runPiJson({
+		cwd,
+		agentDir: join(root, "author"),
+		prompts: ["forge it"],
+		script: [{ calls: [{ name: "forge_tool", args: READER }] }, { text: "done" }],
+	});
+	expect(
+		author.ends.map((e) => [e.tool, e.isError]),
+		author.stderr,
+	).toEqual([["forge_tool", false]]);
+	await writeFile(join(cwd, ".pi", "forge", "config.json"), JSON.stringify({ policy: "permissive" }));
+	if (asksTrust) {
+		await mkdir(join(cwd, ".pi", "extensions"));
+		await writeFile(join(cwd, ".pi", "settings.json"), "{}");
+		await writeFile(
+			join(cwd, ".pi", "extensions", "marker.ts"),
+			`import { writeFileSync } from "node:fs";\nexport default function () { writeFileSync(${JSON.stringify(join(root, "extension-ran"))}, "x"); }\n`,
+		);
+	}
+	const agentDir = join(root, "agent");
+	await mkdir(join(agentDir, "forge"), { recursive: true });
+	return { root, cwd, agentDir, extensionRan: () => existsSync(join(root, "extension-ran")) };
+}
+
+const warnings = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("Agent Forge:"));
+
+if (PI_LINE === "current") {
+	describe("an untrusted project (current line)", () => {
+		it("its toolbox is neither offered nor run, its config is not read; the user toolbox works and forges need scope user", async () => {
+			const repo = await clonedRepository(true);
+			const helper = {
+				name: "helper",
+				description: "Calls the repository's tool.",
+				parametersSchema: { type: "object", properties: {} },
+				logic: `try { return await pi.useTool("repo-reader", {}); } catch (e) { return "refused: " + String(e.message).split("\\n")[0]; }`,
+			};
+			const run = await runPiJson({
+				cwd: repo.cwd,
+				agentDir: repo.agentDir,
+				prompts: ["use the repository's tool"],
+				script: [
+					{ calls: [{ name: "repo-reader", args: {} }] },
+					{ calls: [{ name: "use_forge_tool", args: { name: "repo-reader", args: {} } }] },
+					{ calls: [{ name: "list_forge", args: {} }] },
+					{ calls: [{ name: "list_forge", args: { name: "repo-reader" } }] },
+					{ calls: [{ name: "forge_tool", args: helper }] },
+					{ calls: [{ name: "forge_tool", args: { ...helper, scope: "user" } }] },
+					{ calls: [{ name: "use_forge_tool", args: { name: "helper", args: {} } }] },
+					{ text: "done" },
+				],
+			});
+			expect(run.code, run.stderr).toBe(0);
+			// pi itself left the project alone: its extension did not run.
+			expect(repo.extensionRan()).toBe(false);
+			const [direct, used, listed, described, forgedProject, forgedUser, usedHelper] = run.ends;
+			// Not offered under its own name: pi does not know it.
+			expect(direct).toMatchObject({ tool: "repo-reader", isError: true });
+			expect(direct.text).not.toContain(READ_TEXT);
+			expect(used).toMatchObject({ tool: "use_forge_tool", isError: true });
+			expect(used.text).toContain("'repo-reader' is a tool of this project's toolbox");
+			expect(used.text).toContain("pi does not trust this project");
+			expect(used.text).toContain("--approve");
+			expect(listed).toMatchObject({ tool: "list_forge", isError: false });
+			expect(listed.text).toContain("The toolbox is empty");
+			expect(listed.text).toContain("Note: pi does not trust this project");
+			expect(listed.text).toContain("(repo-reader) cannot be run here");
+			expect(described).toMatchObject({ tool: "list_forge", isError: true });
+			expect(described.text).toContain("pi does not trust this project");
+			expect(forgedProject).toMatchObject({ tool: "forge_tool", isError: true });
+			expect(forgedProject.text).toContain("nothing was forged");
+			expect(forgedProject.text).toContain('scope "user"');
+			expect(forgedUser).toMatchObject({ tool: "forge_tool", isError: false });
+			// The user toolbox's tool runs; its pi.useTool of the project's tool is refused the same way.
+			expect(usedHelper).toMatchObject({ tool: "use_forge_tool", isError: false });
+			expect(usedHelper.text).toContain("refused: ");
+			expect(usedHelper.text).toContain("pi does not trust this project");
+			expect(usedHelper.text).not.toContain(READ_TEXT);
+			expect(existsSync(join(repo.agentDir, "forge", "extensions", "forge-helper.ts"))).toBe(true);
+			expect(existsSync(join(repo.cwd, ".pi", "forge", "extensions", "forge-helper.ts"))).toBe(false);
+			// The start report says so once; the project's config file was not read (nothing about its policy).
+			const said = warnings(run.stderr);
+			expect(said).toHaveLength(1);
+			expect(said[0]).toContain("Agent Forge: warning: pi does not trust this project");
+			expect(said[0]).toContain(join(repo.cwd, ".pi", "forge", "extensions"));
+			expect(run.stderr).not.toContain("permissive");
+		}, 180_000);
+
+		it("trusted with --approve: the project's tool runs, but its permissive config is ignored (looser than prompt)", async () => {
+			const repo = await clonedRepository(true);
+			const run = await runPiJson({
+				cwd: repo.cwd,
+				agentDir: repo.agentDir,
+				args: ["--approve"],
+				prompts: ["use the repository's tool"],
+				script: [
+					{ calls: [{ name: "use_forge_tool", args: { name: "repo-reader", args: {} } }] },
+					{ text: "done" },
+				],
+			});
+			expect(run.code, run.stderr).toBe(0);
+			expect(repo.extensionRan()).toBe(true);
+			expect(run.ends).toHaveLength(1);
+			expect(run.ends[0]).toMatchObject({ tool: "use_forge_tool", isError: true });
+			expect(run.ends[0].text).not.toContain(READ_TEXT);
+			expect(run.ends[0].text).toContain("'repo-reader' may not read <outside the project>/hosts: no UI to ask.");
+			expect(warnings(run.stderr)).toEqual([
+				`Agent Forge: warning: ${join(repo.cwd, ".pi", "forge", "config.json")}: "policy": "permissive" is looser than your policy (prompt, from the default); a project's config file may only tighten the policy, so it is ignored. To use permissive, set PI_FORGE_POLICY=permissive or "policy": "permissive" in ${join(repo.agentDir, "forge", "config.json")}.`,
+			]);
+		}, 180_000);
+	});
+}
+
+describe(`a project's config may only tighten the policy (${PI_LINE} line)`, () => {
+	const use = (repo: Awaited<ReturnType<typeof clonedRepository>>) =>
+		runPiJson({
+			cwd: repo.cwd,
+			agentDir: repo.agentDir,
+			prompts: ["use the repository's tool"],
+			script: [{ calls: [{ name: "use_forge_tool", args: { name: "repo-reader", args: {} } }] }, { text: "done" }],
+		});
+
+	it("a project pi does not ask about (only .pi/forge): its permissive config is ignored and the read refused", async () => {
+		const repo = await clonedRepository(false);
+		const run = await use(repo);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.ends[0]).toMatchObject({ tool: "use_forge_tool", isError: true });
+		expect(run.ends[0].text).not.toContain(READ_TEXT);
+		expect(run.ends[0].text).toContain("'repo-reader' may not read <outside the project>/hosts: no UI to ask.");
+		const said = warnings(run.stderr);
+		expect(said).toHaveLength(1);
+		expect(said[0]).toContain('"policy": "permissive" is looser than your policy (prompt, from the default)');
+	}, 180_000);
+
+	it("the control: the user's own global config sets permissive, and the same read runs", async () => {
+		const repo = await clonedRepository(false);
+		await writeFile(join(repo.agentDir, "forge", "config.json"), JSON.stringify({ policy: "permissive" }));
+		const run = await use(repo);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.ends[0]).toMatchObject({ tool: "use_forge_tool", isError: false });
+		expect(run.ends[0].text).toContain(READ_TEXT);
+		expect(warnings(run.stderr)).toEqual([]);
+	}, 180_000);
+});
