@@ -175,13 +175,19 @@ describe("a grant of a host name reaches public addresses only", () => {
 
 	it("the connection goes to the checked address, not to a fresh lookup of the name", async () => {
 		// The system resolves localhost to 127.0.0.1; the checked answer says 127.0.0.2. The request lands there.
+		// (A port of its own: no connection kept alive from another test can be reused.)
+		const own = await listen("127.0.0.1", "loopback");
+		await listen("127.0.0.2", "checked", own);
 		const { resolve, lookups } = scripted(["127.0.0.2"], ["127.0.0.1"]);
 		const { get } = await brokerWith(resolve);
-		const reply = await get(`http://localhost:${port}/pinned`);
-		expect(reply.ok, JSON.stringify(reply)).toBe(true);
-		expect(bodyOf(reply.ok && reply.value)).toBe("checked /pinned");
-		expect(lookups).toEqual(["localhost"]);
-		expect(seen.map((s) => s.server)).toEqual(["checked"]);
+		for (const path of ["/pinned", "/again"]) {
+			const reply = await get(`http://localhost:${own}${path}`);
+			expect(reply.ok, JSON.stringify(reply)).toBe(true);
+			expect(bodyOf(reply.ok && reply.value)).toBe(`checked ${path}`);
+		}
+		// Each request looks its host up once and checks it; the second may reuse the first's connection.
+		expect(lookups).toEqual(["localhost", "localhost"]);
+		expect(seen.map((s) => s.server)).toEqual(["checked", "checked"]);
 	});
 
 	it("an IP address in the URL is what was approved: connected to as it is, without a lookup", async () => {

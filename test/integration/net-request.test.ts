@@ -253,6 +253,35 @@ describe("what a server answers", () => {
 	});
 });
 
+describe("kept-alive connections", () => {
+	it("a second request reuses the connection; one the server closed as it was reused is sent again if it may be", async () => {
+		const perSocket = new Map<Socket, number>();
+		let connections = 0;
+		const closing = createServer((request, response) => {
+			const count = (perSocket.get(request.socket) ?? 0) + 1;
+			perSocket.set(request.socket, count);
+			// The third request on a connection finds it closed, as when a server drops an idle connection.
+			if (count === 3) request.socket.destroy();
+			else response.end(`${request.method} ${count}`);
+		});
+		closing.on("connection", () => connections++);
+		const closingPort = await serve(closing);
+		const at = (path: string, method = "GET") => ({
+			...net(path),
+			method,
+			url: `http://localhost:${closingPort}${path}`,
+		});
+		expect(text(await makeRequest(at("/1"), () => true, loopback))).toBe("GET 1");
+		expect(text(await makeRequest(at("/2"), () => true, loopback))).toBe("GET 2");
+		expect(connections).toBe(1);
+		expect(text(await makeRequest(at("/3"), () => true, loopback))).toBe("GET 1");
+		expect(connections).toBe(2);
+		expect(text(await makeRequest(at("/4", "POST"), () => true, loopback))).toBe("POST 2");
+		const reset = await failure(makeRequest(at("/5", "POST"), () => true, loopback));
+		expect(reset.message).toContain('"code":"ECONNRESET"');
+	});
+});
+
 describe("many requests at once", () => {
 	it("pi's process runs at most 8 at a time; the others wait their turn, and a call that ends leaves the queue", async () => {
 		let active = 0;

@@ -2,16 +2,14 @@
 // the addresses its host was resolved to and checked (net-target.ts) and to no others: no second lookup, no proxy from
 // the environment, no redirect followed (another host is another capability). Body and time are bounded; the call's
 // end aborts it.
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { LookupFunction } from "node:net";
+import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import type { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { constants, createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { NetRequest, NetResult } from "../protocol.ts";
-import { isIPLiteral } from "./net-address.ts";
+import { send } from "./net-send.ts";
 import { Slots } from "./net-slots.ts";
-import { bareHostname, NOT_PUBLIC, type Resolve, type ResolvedAddress, resolveTarget } from "./net-target.ts";
+import { NOT_PUBLIC, type Resolve, resolveTarget } from "./net-target.ts";
 
 const NET_TIMEOUT_MS = 30_000;
 /** The code of a brokered request that failed on the way (its cause's fields follow the message's first line). */
@@ -126,52 +124,6 @@ function hostOf(protocol: string, value: string): string | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-/** Sends the request to the checked addresses: the connection's lookup answers with them, never asking DNS again. */
-function send(
-	url: URL,
-	method: string,
-	headers: OutgoingHttpHeaders,
-	body: Buffer | undefined,
-	addresses: ResolvedAddress[],
-	signal: AbortSignal,
-): Promise<IncomingMessage> {
-	const secure = url.protocol === "https:";
-	const hostname = bareHostname(url);
-	return new Promise((resolve, reject) => {
-		const outgoing = (secure ? httpsRequest : httpRequest)({
-			host: hostname,
-			port: Number(url.port) || (secure ? 443 : 80),
-			path: `${url.pathname}${url.search}`,
-			method,
-			headers,
-			// A connection of its own: not pi's global agent, which may send it through a proxy from the environment.
-			agent: false,
-			lookup: pinnedLookup(addresses),
-			signal,
-			// TLS verifies the certificate against the host name the URL names.
-			...(secure && !isIPLiteral(hostname) ? { servername: hostname.replace(/\.$/, "") } : {}),
-		});
-		outgoing.on("response", resolve);
-		outgoing.on("error", reject);
-		outgoing.end(body);
-	});
-}
-
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-	return (hostname, options, callback) => {
-		const fitting = addresses.filter((a) => !options.family || a.family === options.family);
-		if (fitting.length === 0) {
-			const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {
-				code: "ENOTFOUND",
-				syscall: "getaddrinfo",
-				hostname,
-			});
-			callback(error, "", 0);
-		} else if (options.all) callback(null, fitting);
-		else callback(null, fitting[0]!.address, fitting[0]!.family);
-	};
 }
 
 /** The body, decoded as fetch decodes it (gzip, deflate, br), up to MAX_NET_BODY bytes. */
