@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, readConfig } from "../../src/config.ts";
 import type { Result } from "../../src/contract/forge-error.ts";
+import { hashSource } from "../../src/contract/tool-files.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
 import { CACHE_KEY_FILE, CacheKey } from "../../src/store/cache-key.ts";
 import { CACHE_DIR, CompileCache } from "../../src/store/compile-cache.ts";
@@ -94,6 +95,33 @@ describe("an entry in the project's compile cache runs only when this user's key
 		await second.close();
 		expect((await mine.get(hash))?.code).toContain("benign hello");
 		expect(await theirs.get(hash)).toBeUndefined();
+	});
+});
+
+describe("a planted entry's module shape spares no source its preflight load", () => {
+	it("a hand edit whose top-level code throws, with an entry (another key's) saying it loaded, is taken in broken", async () => {
+		const [cwd, agentDir] = [await temp("forge-r10-"), await temp("forge-r10-agent-")];
+		const first = await projectToolbox(cwd, agentDir);
+		await forgeGreet(first);
+		const view = first.view("greet")!;
+		const shape = { name: "greet", description: view.entry.description, parameters: NO_PARAMS };
+		await first.close();
+
+		const toolboxDir = join(cwd, ".pi", "forge", "extensions");
+		const file = join(toolboxDir, "forge-greet.ts");
+		const edited = `${readFileSync(file, "utf8")}\nthrow new Error("top-level code ran");\n`;
+		writeFileSync(file, edited);
+		const mine = new CompileCache(toolboxDir, new CacheKey(join(agentDir, "forge", CACHE_KEY_FILE)));
+		const benign = await mine.get(first.get("greet")!.hash);
+		const theirs = new CompileCache(toolboxDir, new CacheKey(join(await temp("forge-r10-them-"), CACHE_KEY_FILE)));
+		await theirs.put(hashSource(edited), benign!, shape);
+
+		const second = await projectToolbox(cwd, agentDir);
+		const taken = await second.fresh("greet");
+		expect(taken?.status).toBe("broken");
+		expect(taken?.error?.message).toContain("top-level code ran");
+		const used = await second.use("greet", {}, { host });
+		expect(used.ok).toBe(false);
 	});
 });
 
