@@ -86,10 +86,12 @@ export function createArgumentValidators(): ArgumentValidators {
 }
 
 /**
- * Keywords whose cost a model controls beyond the size of what it sends: regular expressions, and references (which can
- * nest exponentially).
+ * Keywords whose cost a model controls beyond the size of what it sends: regular expressions, references (which can
+ * nest exponentially) and uniqueItems (quadratic).
  */
 const UNBOUNDED_KEYWORDS = new Set([
+	// Compares every pair of items (deep equality for objects): quadratic in the arguments' size.
+	"uniqueItems",
 	"pattern",
 	"patternProperties",
 	"propertyNames",

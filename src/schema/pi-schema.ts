@@ -1,7 +1,7 @@
 // The parameters schema pi itself checks a forged tool's arguments against when the model calls the tool by its own
 // name. pi validates in its main thread, so pi's copy leaves out what a model can make take unbounded time there: a
 // regular expression (`pattern`, `patternProperties`, `propertyNames`) and a reference (`$ref`, which can nest
-// exponentially). A pattern stays in the description, for the model. The forge then checks the arguments against the
+// exponentially) and `uniqueItems` (every pair of items compared). A pattern stays in the description, for the model. The forge then checks the arguments against the
 // full schema, off pi's main thread and within a bound (schema/arguments.ts), before the tool runs.
 
 const MAX_DEPTH = 64;
@@ -20,6 +20,7 @@ const SCHEMA_VALUES = [
 	"additionalItems",
 ];
 const DROPPED = new Set([
+	"uniqueItems",
 	"pattern",
 	"patternProperties",
 	"propertyNames",
@@ -47,10 +48,12 @@ export function piSafeSchema(schema: Record<string, unknown>, depth = 0): Record
 	}
 	// Without its patternProperties, `additionalProperties: false` would refuse the names they allowed.
 	if (isObject(schema.patternProperties) && out.additionalProperties === false) delete out.additionalProperties;
-	if (typeof schema.pattern === "string") {
-		const note = `Must match the regular expression /${schema.pattern}/.`;
+	const notes = [
+		...(typeof schema.pattern === "string" ? [`Must match the regular expression /${schema.pattern}/.`] : []),
+		...(schema.uniqueItems === true ? ["Its items must all differ."] : []),
+	];
+	for (const note of notes)
 		out.description = typeof out.description === "string" && out.description ? `${out.description} ${note}` : note;
-	}
 	return out;
 }
 

@@ -238,3 +238,31 @@ describe("R8, R9: built-ins a tool calls do no unbounded work in pi's process", 
 		expect(performance.now() - started).toBeLessThan(15_000);
 	});
 });
+
+describe("R12: uniqueItems is checked off pi's main thread", () => {
+	it("a callee whose schema has uniqueItems, called with 30,000 objects, fails within the bound; pi runs on", async () => {
+		await start({ PI_FORGE_POLICY: "strict", PI_FORGE_TIMEOUT_MS: "5000" });
+		const tagsSchema = {
+			type: "object",
+			properties: { tags: { type: "array", uniqueItems: true } },
+			required: ["tags"],
+		};
+		const caller =
+			'return await pi.useTool("tagger", { tags: Array.from({ length: 30000 }, (_, i) => ({ k: i })) });';
+		const started = performance.now();
+		const run = await pi!.run("r12", [
+			[forge("tagger", "return params.tags.length;", tagsSchema)],
+			[forge("caller", caller)],
+			[use("caller"), use("tagger", { tags: [1, 2, 3] })],
+			{ text: "done" },
+		]);
+		// In the order the calls ended: the direct call does not wait for the other's check.
+		const usesOf = (name: string) =>
+			run.toolEvents.find((e) => e.toolName === "use_forge_tool" && (e.args as { name?: string }).name === name)!;
+		const [called, direct] = [usesOf("caller"), usesOf("tagger")];
+		expect(called.isError).toBe(true);
+		expect(called.text).toMatch(/Checking the arguments of 'tagger' .* took longer than/);
+		expect(direct.isError, direct.text).toBe(false);
+		expect(performance.now() - started).toBeLessThan(20_000);
+	});
+});

@@ -46,6 +46,18 @@ describe("piSafeSchema", () => {
 		});
 	});
 
+	it("leaves out uniqueItems (every pair of items compared), saying it in the description", () => {
+		expect(
+			piSafeSchema({
+				type: "object",
+				properties: { tags: { type: "array", uniqueItems: true, description: "Tags." } },
+			}),
+		).toEqual({
+			type: "object",
+			properties: { tags: { type: "array", description: "Tags. Its items must all differ." } },
+		});
+	});
+
 	it("keeps everything else as it is", () => {
 		const schema = {
 			type: "object",
@@ -72,6 +84,8 @@ describe("needsBound", () => {
 		[{ type: "object", properties: { a: { type: "string", pattern: "^a$" } } }, true],
 		[{ type: "object", anyOf: [{ properties: { a: { $ref: "#" } } }] }, true],
 		[{ type: "object", properties: { pattern: { type: "string" } } }, true],
+		[{ type: "object", properties: { tags: { type: "array", uniqueItems: true } } }, true],
+		[{ type: "object", properties: { tags: { type: "array", uniqueItems: false } } }, true],
 	])("%j → %s", (schema, expected) => {
 		expect(needsBound(schema)).toBe(expected);
 	});
