@@ -13,7 +13,7 @@ import { ForgesInFlight } from "./forges-in-flight.ts";
 import { answerNotOffered } from "./not-offered.ts";
 import { type NextOffer, notOfferedNote } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
-import { isTrusted, showTrustStatus, startNote, untrustedToolError } from "./project-trust.ts";
+import { answerUntrusted, isTrusted, showTrustStatus, startNote, untrustedToolError } from "./project-trust.ts";
 import { ForgeUi } from "./ui-controller.ts";
 
 export class ForgeSession {
@@ -244,7 +244,9 @@ export class ForgeSession {
 	answerNotOffered<M>(messages: M[]): M[] {
 		// The toolboxes as they are now, without waiting: before they open no forged tool can have been called.
 		const box = this.current?.toolboxes;
-		return box ? answerNotOffered(messages, box, this.answered, this.forgedThisRun) : messages;
+		if (!box) return messages;
+		const answered = answerNotOffered(messages, box, this.answered, this.forgedThisRun);
+		return answerUntrusted(answered, box.config, (error) => toPiError(error, box.config).message);
 	}
 
 	/** Registers a healthy forged tool under its own name (callable directly from the next agent run, pi's rule). */

@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ConfigProblem, ForgeConfig } from "../contract/config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
+import { piNotFound } from "./offer-text.ts";
 
 /** How a person makes pi trust the project. */
 export const HOW_TO_TRUST =
@@ -81,6 +82,30 @@ export function untrustedToolError(
 			hint: `Do not retry: ask the user whether to trust the project. ${HOW_TO_TRUST} Tools forged with scope "user" (the user toolbox) work here.`,
 		},
 	);
+}
+
+/**
+ * `messages` with pi's bare "Tool X not found" for a tool of the left-out project toolbox replaced by why it is not
+ * there and how to trust the project (the model may have read of it in the project's files).
+ */
+export function answerUntrusted<M>(
+	messages: M[],
+	config: Pick<ForgeConfig, "withheldToolboxDir">,
+	format: (error: ForgeError) => string,
+): M[] {
+	if (!config.withheldToolboxDir) return messages;
+	let tools: string[] | undefined;
+	return messages.map((message) => {
+		const result = message as { role?: string; toolName?: unknown; isError?: boolean; content?: unknown };
+		if (result.role !== "toolResult" || !result.isError || typeof result.toolName !== "string") return message;
+		const content = result.content as Array<{ type: string; text?: string }> | undefined;
+		if (content?.length !== 1 || content[0].text !== piNotFound(result.toolName)) return message;
+		tools ??= withheldTools(config);
+		const error = tools.includes(result.toolName) ? untrustedToolError(result.toolName, config) : undefined;
+		return error
+			? { ...message, content: [{ type: "text", text: `${piNotFound(result.toolName)}: ${format(error)}` }] }
+			: message;
+	});
 }
 
 /**
