@@ -1,0 +1,101 @@
+// The policy from the files on disk (loadConfig): the user's (PI_FORGE_POLICY, the global config, the default) and
+// the project's .pi/forge/config.json, which may only tighten it; and an untrusted project, whose config is not read
+// and whose toolbox is not opened (openToolbox gets the user toolbox alone and leaves the project's files as they are).
+import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { type OpenedToolbox, openToolbox } from "../../src/toolbox/open-toolbox.ts";
+
+const opened: OpenedToolbox[] = [];
+afterEach(async () => {
+	for (const box of opened.splice(0)) await box.toolboxes.close();
+});
+
+/** A project and an agent dir on disk, with the global and the project's config files as given (objects or text). */
+async function setUp(files: { global?: unknown; project?: unknown }) {
+	const root = await mkdtemp(join(tmpdir(), "forge-policy-"));
+	const cwd = join(root, "project");
+	const agentDir = join(root, "agent");
+	await mkdir(join(cwd, ".pi", "forge"), { recursive: true });
+	await mkdir(join(agentDir, "forge"), { recursive: true });
+	const text = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value));
+	if (files.global !== undefined) await writeFile(join(agentDir, "forge", "config.json"), text(files.global));
+	if (files.project !== undefined) await writeFile(join(cwd, ".pi", "forge", "config.json"), text(files.project));
+	return { cwd, agentDir, projectFile: join(cwd, ".pi", "forge", "config.json") };
+}
+
+const policyOf = (cwd: string, env: Record<string, string>, projectTrusted?: boolean) =>
+	loadConfig(cwd, env, {}, projectTrusted === undefined ? {} : { projectTrusted });
+
+describe("the project's policy may only tighten the user's", () => {
+	const cases: Array<{ user: { env?: string; global?: string }; project: string; policy: string; ignored: boolean }> =
+		[
+			{ user: {}, project: "permissive", policy: "prompt", ignored: true },
+			{ user: {}, project: "strict", policy: "strict", ignored: false },
+			{ user: { global: "strict" }, project: "permissive", policy: "strict", ignored: true },
+			{ user: { global: "strict" }, project: "prompt", policy: "strict", ignored: true },
+			{ user: { global: "permissive" }, project: "prompt", policy: "prompt", ignored: false },
+			{ user: { env: "prompt", global: "permissive" }, project: "permissive", policy: "prompt", ignored: true },
+			{ user: { env: "permissive" }, project: "strict", policy: "strict", ignored: false },
+			{ user: { global: "permissive" }, project: "permissive", policy: "permissive", ignored: false },
+		];
+	for (const { user, project, policy, ignored } of cases)
+		it(`user ${JSON.stringify(user)}, project ${project} → ${policy}${ignored ? " (the project's is ignored)" : ""}`, async () => {
+			const setup = await setUp({
+				global: user.global ? { policy: user.global } : undefined,
+				project: { policy: project },
+			});
+			const env = { PI_CODING_AGENT_DIR: setup.agentDir, ...(user.env ? { PI_FORGE_POLICY: user.env } : {}) };
+			const { config, problems } = policyOf(setup.cwd, env);
+			expect(config.policy).toBe(policy);
+			expect(problems).toHaveLength(ignored ? 1 : 0);
+			if (ignored) {
+				expect(problems[0].origin).toEqual({ file: setup.projectFile, key: "policy" });
+				expect(problems[0].message).toContain(
+					`${setup.projectFile}: "policy": "${project}" is looser than your policy`,
+				);
+				expect(problems[0].message).toContain(`set PI_FORGE_POLICY=${project} or "policy": "${project}" in`);
+			}
+			if (!ignored && project === policy && project !== (user.env ?? user.global ?? "prompt"))
+				expect(config.policyFrom).toContain(`${setup.projectFile}: "policy": "${project}" (tighter than`);
+		});
+
+	it("the project's other settings still apply", async () => {
+		const setup = await setUp({ project: { policy: "permissive", timeoutMs: 1234, pinned: ["a"] } });
+		const { config } = policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir });
+		expect(config).toMatchObject({ policy: "prompt", timeoutMs: 1234, pinned: ["a"] });
+	});
+});
+
+describe("an untrusted project", () => {
+	it("its config file is not read at all (not even reported when broken)", async () => {
+		for (const project of [{ policy: "strict", timeoutMs: 1234 }, "{ not json", { policy: "permissive" }]) {
+			const setup = await setUp({ global: { timeoutMs: 999 }, project });
+			const { config, problems } = policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir }, false);
+			expect(problems).toEqual([]);
+			expect(config).toMatchObject({
+				policy: "prompt",
+				policyFrom: "the default",
+				timeoutMs: 999,
+				projectTrusted: false,
+			});
+		}
+	});
+
+	it("openToolbox opens the user toolbox alone; the project's toolbox is left as it is", async () => {
+		const setup = await setUp({});
+		const projectTools = join(setup.cwd, ".pi", "forge", "extensions");
+		await mkdir(projectTools);
+		await writeFile(join(projectTools, "forge-repo-reader.ts"), "export default 1;\n");
+		const before = await readdir(projectTools);
+		const box = await openToolbox(policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir }, false));
+		opened.push(box);
+		expect(box.config.toolboxDir).toBe(join(setup.agentDir, "forge", "extensions"));
+		expect(box.config.withheldToolboxDir).toBe(projectTools);
+		expect(box.toolboxes.user).toBeUndefined();
+		expect(box.toolboxes.get("repo-reader")).toBeUndefined();
+		expect(await readdir(projectTools)).toEqual(before);
+	});
+});
