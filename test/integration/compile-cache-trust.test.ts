@@ -98,6 +98,25 @@ describe("an entry in the project's compile cache runs only when this user's key
 	});
 });
 
+describe("an entry this user's key wrote is used", () => {
+	it("a restart with a warm cache runs the cached output (marked, and written under the user's key) without compiling", async () => {
+		const [cwd, agentDir] = [await temp("forge-r10-"), await temp("forge-r10-agent-")];
+		const first = await projectToolbox(cwd, agentDir);
+		await forgeGreet(first);
+		const hash = first.get("greet")!.hash;
+		await first.close();
+
+		const toolboxDir = join(cwd, ".pi", "forge", "extensions");
+		const mine = new CompileCache(toolboxDir, new CacheKey(join(agentDir, "forge", CACHE_KEY_FILE)));
+		const cached = await mine.getChecked(hash);
+		expect(cached?.code.code).toContain("benign hello");
+		await mine.put(hash, { ...cached!.code, code: cached!.code.code.replace("benign hello", "from the cache") });
+
+		const second = await projectToolbox(cwd, agentDir);
+		expect(text(await second.use("greet", {}, { host }))).toBe("from the cache");
+	});
+});
+
 describe("a planted entry's module shape spares no source its preflight load", () => {
 	it("a hand edit whose top-level code throws, with an entry (another key's) saying it loaded, is taken in broken", async () => {
 		const [cwd, agentDir] = [await temp("forge-r10-"), await temp("forge-r10-agent-")];
