@@ -73,6 +73,8 @@ export interface StartPiOptions {
 	env?: Record<string, string>;
 	/** Sees every request exactly as pi hands it to the model (read it with model-context.ts). */
 	onContext?: (context: Context) => void;
+	/** Whether pi trusts the project (default: trusted); `session.settingsManager.setProjectTrusted` changes it later. */
+	projectTrusted?: boolean;
 }
 
 export const SCRIPT_DONE_TEXT = "(script finished)";
@@ -155,7 +157,10 @@ export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	faux.setResponses([dispatcher]);
 
 	try {
-		const settingsManager = SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } });
+		const settingsManager = SettingsManager.inMemory(
+			{ compaction: { enabled: false }, retry: { enabled: false } },
+			options.projectTrusted === undefined ? {} : { projectTrusted: options.projectTrusted },
+		);
 		const extensionPaths = options.extensionPaths.map((p) => resolve(p));
 		const loader = new DefaultResourceLoader({
 			cwd,
