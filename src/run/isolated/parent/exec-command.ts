@@ -60,8 +60,8 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 		: [];
 	if (!approved) return { stdout: "", stderr: "", status: null, signal: null, error: changedProgram(request.file) };
 	const pinned = sandbox.kind === "bubblewrap" ? approved.filter((file) => file.bytes.length > 0) : [];
-	// Protected names below the top of the project: those there now are bound read-only (Seatbelt denies them by name),
-	// those the command makes go.
+	// Protected names below the top of the project: those there now are bound read-only (under Seatbelt, denied with the
+	// folders above them, so none is moved along with its folder), those the command makes go.
 	const scanRoots = sandbox.kind !== "none" ? setting.writable.filter((root) => root !== setting.env.TMPDIR) : [];
 	const names = protectedNamesAt(setting.cwd, setting.readOnly);
 	const entries = setting.scanEntries ?? MAX_ENTRIES;
@@ -76,7 +76,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					path: request.env?.PATH ?? setting.env.PATH,
 					cwd,
 					...(request.shell ? {} : { program: request.file }),
-					nested: before && sandbox.kind === "bubblewrap" ? [...before.paths] : [],
+					nested: before ? [...before.paths] : [],
 					// Seatbelt makes no placeholder on disk: nothing to record for a start after a hard kill to remove.
 					...(setting.recordDir && sandbox.kind === "bubblewrap" ? { recordDir: setting.recordDir } : {}),
 				})
