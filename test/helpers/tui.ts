@@ -27,7 +27,11 @@ const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8
 
 export async function startTui(
 	script: unknown[],
-	options: { cwd?: string; env?: Record<string, string> } = {},
+	options: {
+		cwd?: string;
+		env?: Record<string, string> /** More of pi's options, e.g. `--no-approve`. */;
+		args?: string[];
+	} = {},
 ): Promise<Tui> {
 	const cwd = options.cwd ?? (await makeTempDir("forge-tui"));
 	const agentDir = await makeTempDir("forge-tui-agent");
@@ -47,7 +51,7 @@ export async function startTui(
 		"140",
 		"-y",
 		"50",
-		`cd ${JSON.stringify(cwd)} && ${exports} ${JSON.stringify(process.execPath)} ${JSON.stringify(PI_CLI)} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session; sleep 30`,
+		`cd ${JSON.stringify(cwd)} && ${exports} ${JSON.stringify(process.execPath)} ${JSON.stringify(PI_CLI)} --provider scripted --model s -e ${PROVIDER} -e ${REPO} --no-session${(options.args ?? []).map((arg) => ` ${JSON.stringify(arg)}`).join("")}; sleep 30`,
 	);
 	const tui: Tui = {
 		cwd,

@@ -1,0 +1,39 @@
+// An untrusted project in pi's TUI (current line; `pi --no-approve`, as a person declines trust for one session): the
+// status bar and /forge say that the project's toolbox is left alone, and /forge shows the policy and where it was set.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTempDir } from "../helpers/pi-harness.ts";
+import { PI_LINE } from "../helpers/pi-line.ts";
+import { prompt, startTui, type Tui } from "../helpers/tui.ts";
+
+let tui: Tui | undefined;
+afterEach(() => {
+	tui?.stop();
+	tui = undefined;
+});
+
+if (PI_LINE === "current") {
+	describe("an untrusted project in the TUI", () => {
+		it("the status bar and /forge say its toolbox is left alone; /forge names the policy in effect", async () => {
+			const cwd = await makeTempDir("forge-trust-tui");
+			const tools = join(cwd, ".pi", "forge", "extensions");
+			await mkdir(tools, { recursive: true });
+			// pi asks for trust because of .pi/settings.json; the tool's file is listed by name, never read.
+			await writeFile(join(cwd, ".pi", "settings.json"), "{}");
+			await writeFile(join(tools, "forge-repo-reader.ts"), "export const never = 'read';\n");
+			await writeFile(join(cwd, ".pi", "forge", "config.json"), JSON.stringify({ policy: "permissive" }));
+			tui = await startTui([{ text: "the model has answered" }], { cwd, args: ["--no-approve"] });
+			// The start report says it once, and the status bar keeps saying it.
+			let screen = await tui.waitFor("project not trusted: its forged tools are off");
+			expect(screen).toMatch(/Forge Tier: .* project not trusted: its forged tools are off/);
+			expect(screen).toContain("Warning: Agent Forge: pi does not trust this project");
+			screen = await prompt(tui, "/forge", "Policy: prompt (the default).");
+			const forge = screen.slice(screen.lastIndexOf("Policy: prompt")).replace(/\s+/g, " ");
+			expect(forge).toContain("pi does not trust this project: Agent Forge leaves its toolbox");
+			expect(forge).toContain("(1 tool: repo-reader) alone");
+			expect(forge).toContain("--approve");
+			expect(screen).not.toContain("permissive");
+		});
+	});
+}
