@@ -39,6 +39,11 @@ export interface Composition {
 	onNested?(call: NestedCall): void;
 	/** The calls are a forge's test: a forged callee runs as a test call (it writes only in its temp dir). */
 	test?: boolean;
+	/**
+	 * The top-level call the calls are made for: a forged callee runs in a worker of its own for it (`<name>@<call>`),
+	 * recorded in `workers` to be released when the call is over.
+	 */
+	call?: { id: string; workers: Map<string, Toolbox> };
 }
 
 /** The host for a call of the last tool of `chain`: pi's host, and a `useTool` one level deeper. */
@@ -110,10 +115,13 @@ async function useTool(
 			{ tool: callerName },
 		);
 	}
+	const workerKey = composition.call && `${name}@${composition.call.id}`;
+	if (workerKey) composition.call!.workers.set(workerKey, toolbox);
 	const result = await toolbox.use(name, args ?? {}, {
 		host: composingHost(composition, [...chain, name]),
 		signal: caller.signal,
 		timeoutMs: Math.max(1, caller.deadline - Date.now()),
+		nested: workerKey ? { workerKey } : {},
 		...(composition.test ? { test: true } : {}),
 	});
 	report(result.ok, result.ok ? result.value.version : toolbox.get(name)?.version);

@@ -3,6 +3,7 @@ import type { AgentToolUpdateCallback, ExtensionAPI, ExtensionContext } from "@e
 import { Type } from "typebox";
 import { piSafeSchema } from "../schema/pi-schema.ts";
 import type { RegistryEntry } from "../store/registry.ts";
+import type { Toolbox } from "../toolbox/toolbox.ts";
 import { composingHost, type NestedCall } from "./compose.ts";
 import type { ForgeSession } from "./forge-session.ts";
 import type { ForgeOutcome } from "./forges-in-flight.ts";
@@ -13,6 +14,8 @@ import { renderUseResult, type UseDetails } from "./render.ts";
 /** How many of a call's nested calls its details keep (the latest), and how often a running call's are sent on. */
 const NESTED_SHOWN = 20;
 const UPDATE_EVERY_MS = 100;
+/** Top-level calls so far: each names the workers of the tools it calls. */
+let calls = 0;
 
 export function createDirectTool(entry: RegistryEntry, session: ForgeSession, pi: ExtensionAPI) {
 	const { name } = entry;
@@ -69,16 +72,21 @@ export async function runForgedTool(
 			},
 		});
 	};
+	// The tools it calls run in workers of this call's own, ended with it.
+	const call = { id: `call-${++calls}`, workers: new Map<string, Toolbox>() };
 	const host = composingHost(
-		session.composition(pi, ctx, ctx.cwd, (call) => {
-			nestedCount++;
-			nested.push(call);
-			if (nested.length > NESTED_SHOWN) nested.shift();
-			if (!onUpdate || pending) return;
-			const wait = lastUpdate + UPDATE_EVERY_MS - performance.now();
-			if (wait <= 0) update();
-			else pending = setTimeout(update, wait);
-		}),
+		{
+			...session.composition(pi, ctx, ctx.cwd, (nestedCall) => {
+				nestedCount++;
+				nested.push(nestedCall);
+				if (nested.length > NESTED_SHOWN) nested.shift();
+				if (!onUpdate || pending) return;
+				const wait = lastUpdate + UPDATE_EVERY_MS - performance.now();
+				if (wait <= 0) update();
+				else pending = setTimeout(update, wait);
+			}),
+			call,
+		},
 		[name],
 	);
 	const result = await toolbox
@@ -87,7 +95,10 @@ export async function runForgedTool(
 			host,
 			redact: (text) => modelRedaction(toolbox.config).prose(text),
 		})
-		.finally(() => clearTimeout(pending));
+		.finally(() => {
+			clearTimeout(pending);
+			for (const [key, owner] of call.workers) owner.releaseWorker(key);
+		});
 	if (!result.ok) {
 		const note = forge && raceNote(name, forge, toolbox.get(name)?.version, false);
 		throw toPiError(

@@ -22,6 +22,12 @@ export interface UseOptions {
 	timeoutMs?: number;
 	/** A call made by a forge's test (a callee of the candidate): it writes only in its temp dir, as the test does. */
 	test?: boolean;
+	/**
+	 * A call another tool made through pi.useTool: its caller chose its arguments and its deadline and may abandon it,
+	 * so its outcome is not recorded in the tool's health; it runs in the worker of `workerKey` when given (one per
+	 * top-level call, so stopping an abandoned call never stops the tool's other calls).
+	 */
+	nested?: { workerKey?: string };
 }
 
 export interface UseSuccess extends ToolOutput {
@@ -77,6 +83,7 @@ export class Invoke {
 				file: tsFileOf(entry.name),
 				path: box.store.tsPath(entry.name),
 				code: compiled.value.code,
+				...(options.nested?.workerKey ? { key: options.nested.workerKey } : {}),
 			},
 			params: validated.value,
 			cwd: box.config.cwd,
@@ -91,13 +98,14 @@ export class Invoke {
 		// A refused permission is a grant not given, not a fault of the tool: it never counts towards quarantine.
 		const denied =
 			!outcome.ok && (outcome.error.phase === "permission" || outcome.error.details.origin === "permission");
-		box.health.record(entry.name, {
-			ok: outcome.ok,
-			denied,
-			durationMs,
-			at: box.now(),
-			error: outcome.ok ? undefined : storedData(toData(outcome.error)),
-		});
+		if (!options.nested)
+			box.health.record(entry.name, {
+				ok: outcome.ok,
+				denied,
+				durationMs,
+				at: box.now(),
+				error: outcome.ok ? undefined : storedData(toData(outcome.error)),
+			});
 		box.emit({ type: "executed", name: entry.name, ok: outcome.ok, durationMs });
 		if (!outcome.ok)
 			return fail(outcome.error.with({ tool: entry.name, source: compiled.value.source, args: validated.value }));

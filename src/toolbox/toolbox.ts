@@ -95,6 +95,11 @@ export class Toolbox {
 		this.tests.host = host;
 	}
 
+	/** Ends the worker that ran calls under `key` (a top-level call's nested calls of a tool, once it is over). */
+	releaseWorker(key: string): void {
+		this.runner.forget(key);
+	}
+
 	/** The tools whose source calls `name` through `pi.useTool`, by name. */
 	callersOf(name: string): string[] {
 		return this.entries()

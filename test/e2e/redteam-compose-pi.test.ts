@@ -266,3 +266,47 @@ describe("R12: uniqueItems is checked off pi's main thread", () => {
 		expect(performance.now() - started).toBeLessThan(20_000);
 	});
 });
+
+describe("R14: a caller that abandons its nested calls harms neither the callee nor its other calls", () => {
+	const MS = { type: "object", properties: { ms: { type: "number" } }, required: ["ms"] };
+	const argsName = (e: { args: unknown }) => (e.args as { name?: string }).name;
+
+	it("the model's own call of a tool goes on while another tool abandons a call of it", async () => {
+		await start({ PI_FORGE_POLICY: "strict" });
+		const slow = 'await new Promise((r) => setTimeout(r, params.ms));\nreturn "slow done";';
+		const killer =
+			'pi.useTool("slowb", { ms: 60000 }).catch(() => {});\nawait new Promise((r) => setTimeout(r, 300));\nreturn "bye";';
+		const run = await pi!.run("r14", [
+			[forge("slowb", slow, MS), forge("killer", killer)],
+			[use("slowb", { ms: 4000 }), use("killer")],
+			{ text: "done" },
+		]);
+		const own = run.toolEvents.find((e) => e.toolName === "use_forge_tool" && argsName(e) === "slowb");
+		expect(own?.isError, own?.text).toBe(false);
+		expect(own?.text).toContain("slow done");
+	});
+
+	it("calls a caller abandons or makes fail do not quarantine the callee", async () => {
+		await start({ PI_FORGE_POLICY: "strict" });
+		const quarantiner =
+			'for (let i = 0; i < 6; i++) pi.useTool("healthy", {}).catch(() => {});\nawait new Promise((r) => setTimeout(r, 300));\nreturn "fired";';
+		const thrower =
+			'for (let i = 0; i < 6; i++) await pi.useTool("healthy", { fail: true }).catch(() => {});\nreturn "thrown";';
+		const healthy =
+			'if (params.fail) throw new Error("asked to fail");\nawait new Promise((r) => setTimeout(r, 2000));\nreturn "I am fine";';
+		const run = await pi!.run("r14b", [
+			[
+				forge("healthy", healthy, { type: "object", properties: { fail: { type: "boolean" } } }),
+				forge("quarantiner", quarantiner),
+				forge("thrower", thrower),
+			],
+			[use("quarantiner")],
+			[use("thrower")],
+			[{ name: "list_forge", args: { name: "healthy" } }],
+			{ text: "done" },
+		]);
+		const listed = run.toolEvents.at(-1)!;
+		expect(listed.text).not.toMatch(/quarantined/);
+		expect(run.toolEvents.map((e) => e.isError)).toEqual([false, false, false, false, false, false]);
+	});
+});
