@@ -15,7 +15,7 @@ import type { ForgeOutcome } from "./forges-in-flight.ts";
 import { type NextOffer, offerLine } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
 import { defineTool } from "./pi-exports.ts";
-import { forgeScope } from "./project-trust.ts";
+import { forgeScope, untrustedForgeScope } from "./project-trust.ts";
 import { type ForgeDetails, renderForgeCall, renderForgeResult } from "./render.ts";
 
 export const forgeToolSchema = Type.Object({
@@ -105,6 +105,7 @@ export function createForgeTool(session: ForgeSession) {
 					? undefined
 					: mostSimilar(result.value.meta.name, result.value.meta.description, toolbox.entries());
 				const offer = session.nextOffer(result.value.meta.name, toolbox);
+				const untrustedScope = untrustedForgeScope(toolbox.config);
 				const composition = compositionOf(result.value.meta.name, toolbox, Boolean(result.value.previous), scope);
 				return {
 					content: [
@@ -112,7 +113,9 @@ export function createForgeTool(session: ForgeSession) {
 							type: "text",
 							text: [
 								forgeSuccessText(result.value, similar, offer, composition),
-								...scopeLines(result.value.scope, toolbox.view(name), toolbox.config),
+								...(untrustedScope
+									? [untrustedScope]
+									: scopeLines(result.value.scope, toolbox.view(name), toolbox.config)),
 							].join("\n"),
 						},
 					],

@@ -96,6 +96,8 @@ async function describeTool(toolbox: Toolboxes, name: string, cwd: string) {
 				: fromProject;
 	const detail = {
 		...view,
+		// In an untrusted project the one toolbox is the user toolbox.
+		...(toolbox.config.withheldToolboxDir ? { scope: "user" as const } : {}),
 		source,
 		tests: meta?.ok ? (meta.value.tests ?? []) : [],
 		edited: source !== undefined && view.entry.status === "ok" && hashSource(source) !== view.entry.hash,

@@ -59,6 +59,14 @@ export function startNote(
 	return { origin: { file: dir }, message: note };
 }
 
+/** Where forge_tool says a tool went in an untrusted project: the user toolbox, the only one there. */
+export function untrustedForgeScope(
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "toolboxDir">,
+): string | undefined {
+	if (!config.withheldToolboxDir) return undefined;
+	return `Scope: the user toolbox (${config.toolboxDir}): every project sees it. pi does not trust this project, so its own toolbox is left out.`;
+}
+
 /** What list_forge adds for the model in an untrusted project: only the user toolbox is listed, and why. */
 export function untrustedListingNote(config: Pick<ForgeConfig, "withheldToolboxDir">): string | undefined {
 	if (!config.withheldToolboxDir) return undefined;

@@ -100,6 +100,7 @@ if (PI_LINE === "current") {
 			expect(forgedProject.text).toContain("nothing was forged");
 			expect(forgedProject.text).toContain('scope "user"');
 			expect(forgedUser).toMatchObject({ tool: "forge_tool", isError: false });
+			expect(forgedUser.text).toContain(`Scope: the user toolbox (${join(repo.agentDir, "forge", "extensions")})`);
 			// The user toolbox's tool runs; its pi.useTool of the project's tool is refused the same way.
 			expect(usedHelper).toMatchObject({ tool: "use_forge_tool", isError: false });
 			expect(usedHelper.text).toContain("refused: ");

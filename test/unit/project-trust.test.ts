@@ -9,6 +9,7 @@ import {
 	forgeScope,
 	isTrusted,
 	startNote,
+	untrustedForgeScope,
 	untrustedListingNote,
 	untrustedNote,
 	untrustedToolError,
@@ -107,6 +108,10 @@ describe("an untrusted project's toolbox", () => {
 			origin: { file: config.withheldToolboxDir },
 			message: untrustedNote(config),
 		});
+		expect(untrustedForgeScope({ ...config, toolboxDir: "/agent/forge/extensions" })).toBe(
+			"Scope: the user toolbox (/agent/forge/extensions): every project sees it. pi does not trust this project, so its own toolbox is left out.",
+		);
+		expect(untrustedForgeScope({ toolboxDir: "/p/.pi/forge/extensions" })).toBeUndefined();
 		expect(untrustedNote({ projectConfigFile: "/p/.pi/forge/config.json" })).toBeUndefined();
 		expect(untrustedListingNote({})).toBeUndefined();
 	});
