@@ -7,6 +7,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { ForgeError } from "../contract/forge-error.ts";
 import { NAME_PATTERN } from "../contract/names.ts";
 import { isBuiltinTool } from "../contract/tool-calls.ts";
+import { MAX_NOTIFICATIONS } from "../run/isolated/parent/call-table.ts";
 import { NO_VALUE_TEXT, outputText, type ToolOutput } from "../run/result.ts";
 import type { NestedCaller, RunHost } from "../run/runner.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
@@ -46,13 +47,32 @@ export interface Composition {
 	call?: { id: string; workers: Map<string, Toolbox> };
 }
 
-/** The host for a call of the last tool of `chain`: pi's host, and a `useTool` one level deeper. */
+/**
+ * The host for a call of the last tool of `chain`: pi's host, and a `useTool` one level deeper. Every host of one
+ * composition shares its dialogs (`callTree`) and its MAX_NOTIFICATIONS notifications with the top-level call.
+ */
 export function composingHost(composition: Composition, chain: readonly string[]): RunHost {
+	const host = runHostFor(composition.pi, composition.ctx);
+	const shown = notified.get(composition) ?? { count: 0 };
+	notified.set(composition, shown);
 	return {
-		...runHostFor(composition.pi, composition.ctx),
+		...host,
+		callTree: composition,
+		notify: (message, level) => {
+			shown.count++;
+			if (shown.count <= MAX_NOTIFICATIONS) host.notify(message, level);
+			else if (shown.count === MAX_NOTIFICATIONS + 1)
+				host.notify(
+					`The tools of this call sent more than ${MAX_NOTIFICATIONS} notifications; the rest are not shown.`,
+					"warning",
+				);
+		},
 		useTool: (name, args, caller) => useTool(composition, chain, name, args, caller),
 	};
 }
+
+/** Notifications shown for each top-level call's composition, its nested calls' included. */
+const notified = new WeakMap<Composition, { count: number }>();
 
 async function useTool(
 	composition: Composition,

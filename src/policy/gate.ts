@@ -19,6 +19,7 @@ import { type Decision, decide, grantCommands, REASONS, refusalHint } from "./de
 import { commandTooLong, permissionTitle } from "./display.ts";
 import type { GrantsStore } from "./grants-store.ts";
 import { INSTRUCTION_FILES, nestedPathsAt, protectedLocations } from "./protected.ts";
+import { rememberGrant } from "./remember-grant.ts";
 
 export interface PolicyGateOptions {
 	config: ForgeConfig;
@@ -77,14 +78,18 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		return redact(key) === key ? key : digestKey(key);
 	};
 	let prompts: Promise<unknown> = Promise.resolve();
-	// Per call (keyed by the signal that ends it): a call cannot keep a person answering, nor ask again what they denied.
-	const asks = new WeakMap<AbortSignal, CallAsks>();
+	// Per top-level call (its calls through pi.useTool included), else per call (keyed by the signal that ends it): a
+	// call cannot keep a person answering, nor ask again what they denied, by asking through other tools' calls.
+	const asks = new WeakMap<object, CallAsks>();
 	const asksOf = (call: GateCall): CallAsks => {
-		if (!call.ended) return { dialogs: 0, denied: new Set() };
-		const entry = asks.get(call.ended) ?? { dialogs: 0, denied: new Set<string>() };
-		asks.set(call.ended, entry);
+		const key = call.host?.callTree ?? call.ended;
+		if (!key) return { dialogs: 0, denied: new Set() };
+		const entry = asks.get(key) ?? { dialogs: 0, denied: new Set<string>() };
+		asks.set(key, entry);
 		return entry;
 	};
+	/** What a Deny is remembered under: the tool and what it asked for. */
+	const deniedKey = (capability: Capability, call: GateCall) => `${call.tool}\0${capabilityKey(capability)}`;
 
 	/**
 	 * Asks a person (one dialog at a time); undefined when there is nobody to ask. A call that is over is not asked
@@ -105,7 +110,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		const asked = prompts.then(async (): Promise<Answer> => {
 			if (!call.alive() || call.ended?.aborted) return "over";
 			// Asked while this one waited its turn: the answer given then holds.
-			if (callAsks.denied.has(capabilityKey(capability))) return "denied";
+			if (callAsks.denied.has(deniedKey(capability, call))) return "denied";
 			if (callAsks.dialogs >= MAX_DIALOGS_PER_CALL) return "unasked";
 			callAsks.dialogs++;
 			const title = permissionTitle(capability, { tool: call.tool, version: call.version, redact });
@@ -133,10 +138,10 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		let unsaved: string | undefined;
 		if (decision.verdict === "ask") {
 			const callAsks = asksOf(call);
-			const key = capabilityKey(capability);
+			const key = deniedKey(capability, call);
 			const answer = callAsks.denied.has(key) ? "denied" : await ask(capability, call);
 			if (answer === "deny") callAsks.denied.add(key);
-			if (answer === "always") unsaved = await remember(grants, projectDir, call, grantKey(capability));
+			if (answer === "always") unsaved = await rememberGrant(grants, projectDir, call, grantKey(capability));
 			// With nobody to ask, nobody answered: the audit says "deny" (reason: no UI to ask), not "ask-deny".
 			audited =
 				answer === "once"
@@ -160,7 +165,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 									: { verdict: "allow", reason: "allowed by the user" };
 		}
 		if (capability.kind === "inline" && decision.verdict === "allow" && audited !== "ask-allow-always")
-			unsaved = await remember(grants, projectDir, call, "inline");
+			unsaved = await rememberGrant(grants, projectDir, call, "inline");
 		const verdict = decision.verdict === "allow" ? "allow" : "deny";
 		const reason = "reason" in decision ? decision.reason : undefined;
 		audit.append({
@@ -233,31 +238,6 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 			}),
 		flush: () => audit.flush(),
 	};
-}
-
-/** How long to wait before each new try at saving a grant (a write may fail for a moment: a busy file, too many open). */
-export const REMEMBER_RETRY_MS = [50, 250];
-
-/**
- * Saves an "always" for the call's version of its tool, trying again when the write fails; undefined once saved, else
- * what to tell the person (the grant holds in memory, for this session).
- */
-async function remember(
-	grants: GrantsStore,
-	project: string,
-	call: GateCall,
-	key: string,
-): Promise<string | undefined> {
-	for (let attempt = 0; ; attempt++) {
-		try {
-			await grants.remember(project, call.tool, key, "allow", call.hash);
-			return undefined;
-		} catch (error) {
-			if (attempt >= REMEMBER_RETRY_MS.length)
-				return `the grant '${key}' holds in this session only: it could not be saved to ${grants.file} (${(error as Error).message})`;
-			await new Promise((resolve) => setTimeout(resolve, REMEMBER_RETRY_MS[attempt]));
-		}
-	}
 }
 
 /** Resolves (to undefined) when `signal` aborts; never without one. */

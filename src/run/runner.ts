@@ -60,6 +60,11 @@ export interface RunHost {
 	 * what it returned. Without it, `pi.useTool` is refused.
 	 */
 	useTool?(name: unknown, args: unknown, caller: NestedCaller): Promise<unknown>;
+	/**
+	 * The same object for the hosts of a top-level call and of every call it makes through pi.useTool: the dialogs a
+	 * person is shown, and what they denied, count to the top-level call, not to each nested call.
+	 */
+	callTree?: object;
 }
 
 /** What the runner knows of the call that asks for another tool: its operations, its signal and its deadline. */
