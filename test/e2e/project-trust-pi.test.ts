@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runPiJson } from "../helpers/pi-cli.ts";
-import { makeTempDir } from "../helpers/pi-harness.ts";
+import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 import { PI_LINE } from "../helpers/pi-line.ts";
 
 /** A file outside the project every system has: the repository's tool reads it. */
@@ -51,6 +51,20 @@ async function clonedRepository(asksTrust: boolean) {
 	await mkdir(join(agentDir, "forge"), { recursive: true });
 	return { root, cwd, agentDir, extensionRan: () => existsSync(join(root, "extension-ran")) };
 }
+
+const INDEX = join(import.meta.dirname, "..", "..", "index.ts");
+const NOTES_READER = {
+	name: "notes-reader",
+	description: "Reads notes.txt in the project.",
+	parametersSchema: { type: "object", properties: {} },
+	logic: `import { readFileSync } from "node:fs";\nreturn "notes: " + readFileSync("notes.txt", "utf8");`,
+};
+
+let pi: PiHarness | undefined;
+afterEach(async () => {
+	await pi?.dispose();
+	pi = undefined;
+});
 
 const warnings = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("Agent Forge:"));
 
@@ -115,6 +129,28 @@ if (PI_LINE === "current") {
 			expect(said[0]).toContain(join(repo.cwd, ".pi", "forge", "extensions"));
 			expect(run.stderr).not.toContain("permissive");
 		}, 180_000);
+
+		it("trust given during the session (in-process pi): its tool is refused, then runs from the next call", async () => {
+			const cwd = await makeTempDir("forge-trust-session");
+			await writeFile(join(cwd, "notes.txt"), "hello");
+			// The project's author forged the tool (a trusted session).
+			pi = await startPi({ extensionPaths: [INDEX], cwd });
+			const forged = await pi.run("forge", [[{ name: "forge_tool", args: NOTES_READER }], { text: "done" }]);
+			expect(forged.toolEvents.map((e) => [e.toolName, e.isError])).toEqual([["forge_tool", false]]);
+			await pi.dispose();
+
+			pi = await startPi({ extensionPaths: [INDEX], cwd, projectTrusted: false });
+			const use = [[{ name: "use_forge_tool", args: { name: NOTES_READER.name, args: {} } }], { text: "done" }];
+			const refused = await pi.run("use it", use);
+			expect(refused.toolEvents[0]).toMatchObject({ toolName: "use_forge_tool", isError: true });
+			expect(refused.toolEvents[0].text).toContain("pi does not trust this project");
+			expect(refused.toolEvents[0].text).not.toContain("notes: hello");
+
+			pi.session.settingsManager.setProjectTrusted(true);
+			const ran = await pi.run("use it again", use);
+			expect(ran.toolEvents[0]).toMatchObject({ toolName: "use_forge_tool", isError: false });
+			expect(ran.toolEvents[0].text).toContain("notes: hello");
+		}, 120_000);
 
 		it("trusted with --approve: the project's tool runs, but its permissive config is ignored (looser than prompt)", async () => {
 			const repo = await clonedRepository(true);

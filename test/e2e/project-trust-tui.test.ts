@@ -1,5 +1,6 @@
-// An untrusted project in pi's TUI (current line; `pi --no-approve`, as a person declines trust for one session): the
-// status bar and /forge say that the project's toolbox is left alone, and /forge shows the policy and where it was set.
+// pi's TUI and the forge's trust and policy. An untrusted project (current line; `pi --no-approve`, as a person
+// declines trust for one session): the status bar and /forge say that the project's toolbox is left alone. On both
+// lines: a project's looser policy is reported at the start, and /forge shows the policy in effect and where it was set.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -37,3 +38,18 @@ if (PI_LINE === "current") {
 		});
 	});
 }
+
+describe(`a project's config in the TUI (${PI_LINE} line)`, () => {
+	it("a looser policy there is reported at the start and /forge shows the user's policy in effect", async () => {
+		const cwd = await makeTempDir("forge-policy-tui");
+		await mkdir(join(cwd, ".pi", "forge"), { recursive: true });
+		await writeFile(join(cwd, ".pi", "forge", "config.json"), JSON.stringify({ policy: "permissive" }));
+		tui = await startTui([{ text: "the model has answered" }], { cwd });
+		let screen = await tui.waitFor("a project's config file may only tighten the policy");
+		expect(screen.replace(/\s+/g, " ")).toContain(
+			'"policy": "permissive" is looser than your policy (prompt, from the default)',
+		);
+		screen = await prompt(tui, "/forge", "Policy: prompt (the default).");
+		expect(screen).not.toContain("project not trusted");
+	});
+});
