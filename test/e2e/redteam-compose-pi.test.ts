@@ -145,7 +145,8 @@ describe("R5: a callee's secret does not reach its caller through an error", () 
 		const cwd = realpathSync(await makeTempDir("forge-red-r5"));
 		const agentDir = await makeTempDir("forge-red-r5-agent");
 		mkdirSync(join(agentDir, "forge"), { recursive: true });
-		const grants = { projects: { [cwd]: { keeper: { hash: "*", allow: ["env:MY_API_TOKEN"], deny: [] } } } };
+		const granted = { hash: "*", allow: ["env:MY_API_TOKEN"], deny: [] };
+		const grants = { projects: { [cwd]: { keeper: granted, logger: granted } } };
 		writeFileSync(join(agentDir, "forge", "grants.json"), JSON.stringify(grants), { mode: 0o600 });
 		const secret = "sk-live-abcdef0123456789SECRET";
 		pi = await startPi({
@@ -158,18 +159,28 @@ describe("R5: a callee's secret does not reach its caller through an error", () 
 			'const t = process.env.MY_API_TOKEN;\nif (!t) return "no token";\nthrow new Error("upstream rejected token " + t);';
 		const thief =
 			'try { await pi.useTool("keeper", {}); return "no error"; } catch (e) { return Buffer.from(String(e.message)).toString("base64"); }';
+		// What a granted callee prints is not part of what its caller gets back (its returned value is).
+		const logger = 'console.log("using token " + process.env.MY_API_TOKEN);\nreturn "logged";';
+		const listener = 'return Buffer.from(JSON.stringify(await pi.useTool("logger", {}))).toString("base64");';
 		const run = await pi!.run("r5", [
-			[forge("keeper", keeper)],
-			[forge("thief", thief)],
-			[use("thief")],
+			[forge("keeper", keeper), forge("logger", logger)],
+			[forge("thief", thief), forge("listener", listener)],
+			[use("thief"), use("listener")],
 			{ text: "done" },
 		]);
-		const stolen = run.toolEvents[2];
-		expect(stolen.isError, stolen.text).toBe(false);
-		const message = Buffer.from(stolen.text.trim(), "base64").toString();
-		expect(message).toContain("upstream rejected token");
-		expect(message).not.toContain(secret);
-		expect(message).not.toContain("0123456789SECRET");
+		for (const [tool, said] of [
+			["thief", "upstream rejected token"],
+			["listener", '"logged"'],
+		]) {
+			const stolen = run.toolEvents.find(
+				(e) => (e.args as { name?: string }).name === tool && e.toolName === "use_forge_tool",
+			)!;
+			expect(stolen.isError, stolen.text).toBe(false);
+			const message = Buffer.from(stolen.text.trim(), "base64").toString();
+			expect(message).toContain(said);
+			expect(message).not.toContain(secret);
+			expect(message).not.toContain("0123456789SECRET");
+		}
 	});
 });
 
