@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 /** Hosts for one top-level call: each nested call's host shares its `callTree` (as compose.ts's do) and the UI. */
-function callTree(answer: string) {
+function callTree(answer: string, answerAfterMs = 0) {
 	const titles: string[] = [];
 	const tree = {};
 	const host = (): RunHost => ({
@@ -42,12 +42,14 @@ function callTree(answer: string) {
 		callTree: tree,
 		async select(title) {
 			titles.push(title);
+			await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
 			return answer;
 		},
-		async useTool(name, args) {
-			const used = await box.toolbox.use(name, args, { host: host(), nested: {} });
+		async useTool(name, args, caller) {
+			const timeoutMs = Math.max(1, caller.deadline - Date.now());
+			const used = await box.toolbox.use(name, args, { host: host(), nested: {}, timeoutMs });
 			if (!used.ok) throw new Error(used.error.message);
-			return used.value.content;
+			return used.value.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 		},
 	});
 	return { host: host(), titles };
@@ -66,6 +68,29 @@ describe("dialogs of nested calls", () => {
 		const used = await box.toolbox.use("nagger", {}, { host });
 		expect(used.ok && used.value.content).toEqual([{ type: "text", text: `refused ${40 - MAX_DIALOGS_PER_CALL}` }]);
 		expect(titles).toHaveLength(MAX_DIALOGS_PER_CALL);
+	});
+
+	it("a nested call gets the caller's time left, the time a person took to answer given back", async () => {
+		const slow = await box.toolbox.forge(
+			toolRequest("sleeper", 'await new Promise((r) => setTimeout(r, 900));\nreturn "slept";', {
+				parametersSchema: NO_PARAMS,
+			}),
+			new Map(),
+		);
+		const asks = await box.toolbox.forge(
+			toolRequest(
+				"asks-then-calls",
+				'require("fs").readFileSync("/etc/hostname");\nreturn await pi.useTool("sleeper", {});',
+				{
+					parametersSchema: NO_PARAMS,
+				},
+			),
+			new Map(),
+		);
+		expect([slow.ok, asks.ok]).toEqual([true, true]);
+		const { host } = callTree("Allow once", 1500);
+		const used = await box.toolbox.use("asks-then-calls", {}, { host, timeoutMs: 2000 });
+		expect(used.ok ? used.value.content : used.error.message).toEqual([{ type: "text", text: "slept" }]);
 	});
 
 	it("the next top-level call may ask again", async () => {

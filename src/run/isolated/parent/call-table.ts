@@ -26,7 +26,7 @@ export interface PendingCall {
 	notified: number;
 	/** Aborted when the call ends, however it ends (a tool it called through pi.useTool stops with it). */
 	ended: AbortSignal;
-	/** When the call's deadline passes (ms since the epoch, as first armed): what a nested call may use of it. */
+	/** When the call's deadline passes (ms since the epoch, as last armed): what a nested call may use of it. */
 	deadline: number;
 	/** A forge's test: it writes only in its tool's private temp dir. */
 	test?: boolean;
@@ -192,6 +192,8 @@ export class CallTable {
 
 	private arm(entry: Entry): void {
 		entry.armedAt = Date.now();
+		// What a nested call may use moves with the pauses: the time a person took to answer is given back.
+		entry.deadline = entry.armedAt + entry.remaining;
 		entry.timer = setTimeout(entry.onTimeout, entry.remaining);
 	}
 }
