@@ -20,7 +20,6 @@ import { readImportedTool } from "./imported-tool.ts";
 import { liveVersion } from "./live-version.ts";
 import { backOffAdvice, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
-import { precheckEdit } from "./precheck-edit.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { NameTurns } from "./turns.ts";
 
@@ -139,7 +138,7 @@ export class Changes {
 		const unlocked = ready.then(async (attempt) => {
 			if (!attempt.ok) return;
 			// A hand edit not taken in yet is loaded now, so that taking it in under the lock loads nothing.
-			if (how.takeIn && name && box.registry.get(name)) await precheckEdit(box, name);
+			if (how.takeIn && name && box.registry.get(name)) await this.reconciler.precheck(name);
 			await dryRun(attempt.value);
 		});
 		const changed = this.turns.inTurn(name, unlocked, async () => {

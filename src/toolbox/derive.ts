@@ -113,8 +113,9 @@ export async function deriveTool(
 	box: ToolboxContext,
 	name: string,
 	stamps?: ToolStamps,
+	/** The load of a hand edit; a re-check passes one that knows what its load before the lock found. */
+	preflight: PreflightLoader = box.runner.preflightBatch ?? box.runner.preflight,
 ): Promise<{ entry: RegistryEntry; compiled?: CompiledTool; metaText?: string }> {
-	const preflight = box.runner.preflightBatch ?? box.runner.preflight;
 	const derived = await deriveEntry(name, box.store, box.now(), preflight, {
 		write: !box.readOnly,
 		checked: (hash) => box.cache.checked(hash),

@@ -12,7 +12,7 @@ import {
 } from "../store/registry.ts";
 import { type OpenReport, readOnlyError, type ToolboxContext } from "./context.ts";
 import { deriveTool } from "./derive.ts";
-import { precheckEdit, precheckStale } from "./precheck-edit.ts";
+import { FailedLoads, precheckEdit, precheckStale } from "./precheck-edit.ts";
 import { RecheckQueue } from "./recheck.ts";
 import type { CompiledTool } from "./tool-cache.ts";
 
@@ -32,6 +32,8 @@ export interface Settled {
 export class Reconciler {
 	/** Re-checks of tools whose files changed on disk, several at once under one hold of the lock. */
 	private readonly rechecks: RecheckQueue<RegistryEntry | undefined>;
+	/** Loads that failed before the lock, answered from here when the take-in under the lock makes them again. */
+	private readonly failedLoads = new FailedLoads();
 	/** Tools to re-check even if their stamps look unchanged (their content was found to differ). */
 	private readonly forced = new Set<string>();
 	/** In a read-only open, the metadata derived for hand edits, which is not written. */
@@ -53,8 +55,7 @@ export class Reconciler {
 				}),
 			(name) => this.takeIn(name),
 			RECHECK_CONCURRENCY,
-			// A hand edit's preflight load runs before the lock: taking it in under the lock then loads nothing.
-			(name) => precheckEdit(box, name),
+			(name) => this.precheck(name),
 		);
 	}
 
@@ -67,7 +68,7 @@ export class Reconciler {
 		await box.health.load();
 		const background = options.verify === "background";
 		// The tools an open re-derives are loaded first, unlocked (pi's start re-checks them after the open instead).
-		if (!background) await precheckStale(box, RECHECK_CONCURRENCY);
+		if (!background) await precheckStale(box, RECHECK_CONCURRENCY, this.failedLoads);
 		const report = await box.store.locked(async (): Promise<OpenReport> => {
 			// pi's start leaves the temporary files of interrupted writes (a read of the whole folder) to the comparison after it.
 			const recovered = await box.store.recover({ sweep: !background });
@@ -135,10 +136,7 @@ export class Reconciler {
 	}
 
 	private brokenNames(): string[] {
-		return this.box.registry
-			.entries()
-			.filter((e) => e.status === "broken")
-			.map((e) => e.name);
+		return this.box.registry.entries().flatMap((e) => (e.status === "broken" ? [e.name] : []));
 	}
 
 	/** A tool's metadata as it is now: its file, or what a read-only open derived for a hand edit and did not write. */
@@ -197,7 +195,9 @@ export class Reconciler {
 
 	/** A tool's entry from its files; in a read-only open the metadata derived for a hand edit is kept in memory. */
 	private async derive(name: string, stamps?: ToolStamps): Promise<{ entry: RegistryEntry; compiled?: CompiledTool }> {
-		const derived = await deriveTool(this.box, name, stamps);
+		const { runner } = this.box;
+		const preflight = this.failedLoads.preflight(runner.preflightBatch ?? runner.preflight);
+		const derived = await deriveTool(this.box, name, stamps, preflight);
 		if (this.box.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
 		return derived;
 	}
@@ -271,6 +271,10 @@ export class Reconciler {
 		const rechecking = this.rechecks.size;
 		return { done: this.compared && rechecking === 0, rechecking };
 	}
+
+	/** Loads a hand edit of `name` not taken in yet, before the lock: `takeIn` then loads nothing (see precheck-edit.ts). */
+	readonly precheck = (name: string): Promise<void> =>
+		precheckEdit(this.box, name, { force: this.forced.has(name), failed: this.failedLoads });
 
 	/** The files of one tool as they are now, if they changed since the registry recorded them. Call inside `change`. */
 	async takeIn(name: string): Promise<RegistryEntry | undefined> {

@@ -63,6 +63,20 @@ describe("a forge takes a hand edit in with the toolbox unlocked", () => {
 	});
 });
 
+/** How long the lock file exists while `work` runs (polled). */
+async function lockedFor(dir: string, work: Promise<unknown>): Promise<number> {
+	let done = false;
+	let held = 0;
+	void work.finally(() => (done = true));
+	while (!done) {
+		const at = performance.now();
+		const isHeld = await locked(dir);
+		await new Promise((r) => setTimeout(r, 10));
+		if (isHeld) held += performance.now() - at;
+	}
+	return held;
+}
+
 const SLOW_TOP_LEVEL = "const until = Date.now() + 1500;\nwhile (Date.now() < until) {}";
 
 /** While `work` loads a slow top level: the lock is free and another tool is forged without waiting for it. */
@@ -103,6 +117,18 @@ describe("a re-check or an open takes a hand edit in with the toolbox unlocked",
 		await othersGoOn(box, opening);
 		const entry = await opening;
 		expect([entry?.status, entry?.version]).toEqual(["ok", 2]);
+	});
+
+	it("a broken edit with a slow top level is loaded once, before the lock, and recorded broken", async () => {
+		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const { toolbox, dir } = box;
+		expect(message(await toolbox.forge(toolRequest("slow-broken", "return params.text;"), new Map()))).toBe("ok");
+		await editTopLevel(box, "slow-broken", `${SLOW_TOP_LEVEL}\nthrow new Error("top level fails");`);
+		const rechecked = toolbox.reload("slow-broken");
+		expect(await lockedFor(dir, rechecked)).toBeLessThan(700); // not the second load's 1.5 s
+		const entry = await rechecked;
+		expect(entry?.status).toBe("broken");
+		expect(entry?.error?.message).toContain("top level fails");
 	});
 
 	it("a broken edit found by a re-check is still recorded broken, with its error", async () => {

@@ -1,6 +1,9 @@
 // The re-check queue's preparation: each tool is prepared (a hand edit's preflight load) outside the lock's hold, its
-// check starts only once it is prepared, the asked-for first is prepared first, and closing drops what is preparing.
+// check starts only once it is prepared, the asked-for first is prepared first, and closing drops what is preparing;
+// a load that failed before the lock is answered to the take-in under it.
 import { describe, expect, it } from "vitest";
+import { ForgeError, fail, ok } from "../../src/contract/forge-error.ts";
+import { FailedLoads } from "../../src/toolbox/precheck-edit.ts";
 import { RecheckQueue } from "../../src/toolbox/recheck.ts";
 
 /** A queue whose preparations wait until released by name; `log` says what happened in order. */
@@ -81,5 +84,25 @@ describe("RecheckQueue with a preparation", () => {
 		await closed;
 		expect(log).toEqual(["prepare a"]);
 		expect(queue.size).toBe(0);
+	});
+});
+
+describe("FailedLoads", () => {
+	it("answers a load that failed before the lock once, with that failure; passes and runner failures load again", async () => {
+		const failed = new FailedLoads();
+		const loads: string[] = [];
+		const preflight = failed.preflight(async (_path, code) => {
+			loads.push(code);
+			return ok({ name: "t", description: "d", parameters: {} });
+		});
+		failed.remember("t", "broken", fail(new ForgeError("load", "top level fails")));
+		failed.remember("t", "no-runner", fail(new ForgeError("runner", "could not start")));
+		failed.remember("t", "fine", ok({ name: "t", description: "d", parameters: {} }));
+		const first = await preflight("/p", "broken", "t", "forge-t.ts");
+		expect(!first.ok && first.error.message).toBe("top level fails");
+		expect((await preflight("/p", "broken", "t", "forge-t.ts")).ok).toBe(true);
+		expect((await preflight("/p", "no-runner", "t", "forge-t.ts")).ok).toBe(true);
+		expect((await preflight("/p", "fine", "t", "forge-t.ts")).ok).toBe(true);
+		expect(loads).toEqual(["broken", "no-runner", "fine"]);
 	});
 });
