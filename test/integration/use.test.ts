@@ -134,10 +134,13 @@ describe("the compile cache", () => {
 		const dir = join(box.dir, ".state", "compiled");
 		const [file] = await readdir(dir);
 		// Mark the cached output: the call must not return the mark (the entry's MAC no longer fits it).
-		const cached = JSON.parse(await readFile(join(dir, file), "utf8"));
+		// An entry is `<mac>\n<json>`: the mark changes the JSON and keeps the MAC.
+		const text = await readFile(join(dir, file), "utf8");
+		const [mac, json] = [text.slice(0, text.indexOf("\n")), text.slice(text.indexOf("\n") + 1)];
+		const cached = JSON.parse(json);
 		await writeFile(
 			join(dir, file),
-			JSON.stringify({ ...cached, code: cached.code.replace("compiled", "from the cache") }),
+			`${mac}\n${JSON.stringify({ ...cached, code: cached.code.replace("compiled", "from the cache") })}`,
 		);
 		const restarted = await box.reopen();
 		const used = await restarted.use("cached", { text: "" }, { host });
