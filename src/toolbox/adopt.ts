@@ -13,13 +13,14 @@ export interface Adoption {
 
 export async function adopt(box: ToolboxContext, forged: Forged, { event, from }: Adoption): Promise<void> {
 	const entry = withCalls(entryFromMeta(forged.meta, forged.stamps), forged.source);
-	await box.history
+	// The history's record and the compile cache's entry are written at once.
+	const recorded = box.history
 		.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), box.now(), from)
 		.catch(() => undefined);
 	box.registry.set(entry);
 	box.cache.changed(entry.name, entry, { hash: entry.hash, source: forged.source, code: forged.compiled });
 	box.health.reset(entry.name);
-	await box.cache.store(entry.hash, forged.compiled);
+	await Promise.all([recorded, box.cache.store(entry.hash, forged.compiled)]);
 	box.emit({
 		type: "forged",
 		name: entry.name,
