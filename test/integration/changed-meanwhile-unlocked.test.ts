@@ -1,29 +1,15 @@
 // A change whose candidate turns out different once the toolbox is locked (a forge that keeps the previous version's
 // tests, when that version changed after the forge's unlocked run) lets the lock go and runs the new candidate's code
 // unlocked again, rather than under the lock; it still lands in its turn, with the tests of the version it replaces.
-import { access } from "node:fs/promises";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
+import { describe, expect, it } from "vitest";
 import { toolRequest } from "../helpers/toolbox-fixture.ts";
+import { isolatedPerTest, locked, message } from "../helpers/unlocked-fixture.ts";
 
-let box: IsolatedBox | undefined;
-afterEach(async () => {
-	await box?.toolbox.close();
-	await box?.runner.dispose();
-	box = undefined;
-});
-
-const locked = (dir: string) =>
-	access(join(dir, ".forge.lock")).then(
-		() => true,
-		() => false,
-	);
-const message = (result: { ok: boolean; error?: { message: string } }) => (result.ok ? "ok" : result.error?.message);
+const openBox = isolatedPerTest();
 
 describe("a candidate that changed by the time the toolbox is locked runs unlocked again", () => {
 	it("a forge that keeps tests changed meanwhile runs them with the lock free, and lands after the change", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		const fast = [{ args: { text: "x" }, expect: "x" }];
 		const slowCase = [{ args: { text: "slow" }, expect: "slow" }];

@@ -4,29 +4,16 @@
 // under the lock promotes it unless it is gone or no longer the pair to promote.
 import { access, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ToolboxStore } from "../../src/store/toolbox-store.ts";
-import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
+import { isolatedPerTest, locked, SLOW_TEST, slow } from "../helpers/unlocked-fixture.ts";
 
-let box: IsolatedBox | undefined;
-afterEach(async () => {
-	await box?.toolbox.close();
-	await box?.runner.dispose();
-	box = undefined;
-});
-
-const locked = (dir: string) =>
-	access(join(dir, ".forge.lock")).then(
-		() => true,
-		() => false,
-	);
-const SLOW_TEST = [{ args: { text: "x" }, expect: "x" }];
-const slow = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms})); return params.text;`;
+const openBox = isolatedPerTest();
 
 describe("a forge's tests run with the toolbox unlocked", () => {
 	it("while a slow test runs the lock file is free, and another tool is forged and called meanwhile", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		await toolbox.forge(toolRequest("quick", "return params.text.length;"), new Map());
 		const slowForge = toolbox.forge(toolRequest("slow-one", slow(1500), { tests: SLOW_TEST }), new Map());
@@ -45,7 +32,7 @@ describe("a forge's tests run with the toolbox unlocked", () => {
 	});
 
 	it("forges of one name made in a row land in that order, whatever their tests take", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		const first = toolbox.forge(toolRequest("ordered", slow(800), { tests: SLOW_TEST }), new Map());
 		const second = toolbox.forge(toolRequest("ordered", "return params.text;", { tests: SLOW_TEST }), new Map());
@@ -57,7 +44,7 @@ describe("a forge's tests run with the toolbox unlocked", () => {
 	});
 
 	it("a failing test fails the forge as before, and nothing is staged or changed", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const { toolbox } = box;
 		const result = await toolbox.forge(
 			toolRequest("wrong", "return 'nope';", { tests: [{ args: { text: "x" }, expect: "x" }] }),
@@ -74,7 +61,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 	const stagedPairs = async (dir: string) => (await readdir(staging(dir)).catch(() => [] as string[])).length;
 
 	it("a forge writes its pair once, before the lock, and leaves no staging folder", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const order: string[] = [];
 		const { stage: realStage, locked: realLocked } = ToolboxStore.prototype;
 		const stage = vi.spyOn(ToolboxStore.prototype, "stage").mockImplementation(function (
@@ -101,7 +88,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 	});
 
 	it("a pair removed before the lock (another process's recovery) is staged again, and the forge lands", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		const forged = toolbox.forge(toolRequest("restaged", slow(700), { tests: SLOW_TEST }), new Map());
 		// The dry run's test is running: its pair is on disk by now.
@@ -115,7 +102,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 	});
 
 	it("a pair the lock cannot use (the tool changed meanwhile) and a failed candidate's pair are discarded", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		// The second forge's dry run numbers it v1; by its turn the first has made v1, so it lands as v2 from a new pair.
 		const first = toolbox.forge(toolRequest("moving", slow(500), { tests: SLOW_TEST }), new Map());

@@ -1,29 +1,16 @@
 // A roll-back and an import run the candidate's code — its preflight load and its tests — before they lock the toolbox,
 // as a forge does: while a slow test runs, the lock file is free, another tool is forged and called and the registry
 // read, and changes of one name still land in the order they were asked for.
-import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importTools } from "../../src/share/package.ts";
-import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
+import type { IsolatedBox } from "../helpers/isolated-fixture.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
+import { isolatedPerTest, locked, message, SLOW_TEST, slow } from "../helpers/unlocked-fixture.ts";
 
-let box: IsolatedBox | undefined;
-afterEach(async () => {
-	await box?.toolbox.close();
-	await box?.runner.dispose();
-	box = undefined;
-});
-
-const locked = (dir: string) =>
-	access(join(dir, ".forge.lock")).then(
-		() => true,
-		() => false,
-	);
-const SLOW_TEST = [{ args: { text: "x" }, expect: "x" }];
-const slow = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms})); return params.text;`;
-const message = (result: { ok: boolean; error?: { message: string } }) => (result.ok ? "ok" : result.error?.message);
+const openBox = isolatedPerTest();
 
 /** While `change` runs a slow test: the lock is free, and a forge, a call and a listing go on without waiting for it. */
 async function othersGoOn(box: IsolatedBox, change: Promise<unknown>): Promise<void> {
@@ -47,7 +34,7 @@ async function othersGoOn(box: IsolatedBox, change: Promise<unknown>): Promise<v
 
 describe("a roll-back's tests run with the toolbox unlocked", () => {
 	it("while the restored version's slow test runs, the lock is free and other tools are forged and called", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		await toolbox.forge(toolRequest("quick", "return params.text.length;"), new Map());
 		expect(message(await toolbox.forge(toolRequest("slow-one", slow(2500), { tests: SLOW_TEST }), new Map()))).toBe(
@@ -63,7 +50,7 @@ describe("a roll-back's tests run with the toolbox unlocked", () => {
 	});
 
 	it("a roll-back and a forge of one name asked for in a row land in that order, whatever their tests take", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		await toolbox.forge(toolRequest("ordered", slow(800), { tests: SLOW_TEST }), new Map());
 		await toolbox.forge(toolRequest("ordered", "return params.text;", { tests: SLOW_TEST }), new Map());
@@ -77,7 +64,7 @@ describe("a roll-back's tests run with the toolbox unlocked", () => {
 	});
 
 	it("a restored version whose test fails now is refused as before, and the live version stays", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const { toolbox, cwd } = box;
 		const marker = join(cwd, "marker");
 		await writeFile(marker, "");
@@ -97,7 +84,7 @@ describe("a roll-back's tests run with the toolbox unlocked", () => {
 
 describe("an import's tests run with the toolbox unlocked", () => {
 	it("while the imported tool's slow test runs, the lock is free and other tools are forged and called", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		await toolbox.forge(toolRequest("quick", "return params.text.length;"), new Map());
 		const from = await exported(box, "slow-one", slow(2500));
@@ -109,7 +96,7 @@ describe("an import's tests run with the toolbox unlocked", () => {
 	});
 
 	it("an import whose test fails is refused, and nothing of it is left", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const { toolbox } = box;
 		const from = await exported(box, "wrong", "return 'nope';");
 		const [outcome] = await importTools(toolbox, from);

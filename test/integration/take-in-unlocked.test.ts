@@ -2,25 +2,13 @@
 // start) or an open that finds it — and its preflight load (its top-level code) runs before the toolbox is locked: while
 // a slow top level loads, the lock is free and another tool is forged meanwhile. The edit is still recorded, and a
 // broken edit still is.
-import { access, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { readFile, writeFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
 import { type IsolatedBox, isolatedToolbox } from "../helpers/isolated-fixture.ts";
 import { toolRequest } from "../helpers/toolbox-fixture.ts";
+import { isolatedPerTest, locked, message } from "../helpers/unlocked-fixture.ts";
 
-let box: IsolatedBox | undefined;
-afterEach(async () => {
-	await box?.toolbox.close();
-	await box?.runner.dispose();
-	box = undefined;
-});
-
-const locked = (dir: string) =>
-	access(join(dir, ".forge.lock")).then(
-		() => true,
-		() => false,
-	);
-const message = (result: { ok: boolean; error?: { message: string } }) => (result.ok ? "ok" : result.error?.message);
+const openBox = isolatedPerTest();
 
 /** Puts `code` at the top level of the tool's file (a hand edit). */
 async function editTopLevel(box: IsolatedBox, name: string, code: string): Promise<void> {
@@ -31,7 +19,7 @@ async function editTopLevel(box: IsolatedBox, name: string, code: string): Promi
 
 describe("a forge takes a hand edit in with the toolbox unlocked", () => {
 	it("while the edit's slow top level loads, the lock is free and another tool is forged", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		expect(message(await toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "edited", "const until = Date.now() + 1500;\nwhile (Date.now() < until) {}");
@@ -52,7 +40,7 @@ describe("a forge takes a hand edit in with the toolbox unlocked", () => {
 	});
 
 	it("a hand edit that does not load is still recorded as broken before the forge replaces it", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const { toolbox } = box;
 		expect(message(await toolbox.forge(toolRequest("broken-edit", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "broken-edit", 'throw new Error("top level fails");');
@@ -91,7 +79,7 @@ async function othersGoOn(box: IsolatedBox, work: Promise<unknown>): Promise<voi
 
 describe("a re-check or an open takes a hand edit in with the toolbox unlocked", () => {
 	it("a re-check (the watcher's, a call's) loads the edit's slow top level with the lock free", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox } = box;
 		expect(message(await toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "edited", SLOW_TOP_LEVEL);
@@ -103,7 +91,7 @@ describe("a re-check or an open takes a hand edit in with the toolbox unlocked",
 	});
 
 	it("an open that finds the edit loads it before it locks the toolbox", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { cwd } = box;
 		expect(message(await box.toolbox.forge(toolRequest("edited", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "edited", SLOW_TOP_LEVEL);
@@ -120,7 +108,7 @@ describe("a re-check or an open takes a hand edit in with the toolbox unlocked",
 	});
 
 	it("a broken edit with a slow top level is loaded once, before the lock, and recorded broken", async () => {
-		box = await isolatedToolbox({ PI_FORGE_TIMEOUT_MS: "5000" });
+		const box = await openBox({ PI_FORGE_TIMEOUT_MS: "5000" });
 		const { toolbox, dir } = box;
 		expect(message(await toolbox.forge(toolRequest("slow-broken", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "slow-broken", `${SLOW_TOP_LEVEL}\nthrow new Error("top level fails");`);
@@ -132,7 +120,7 @@ describe("a re-check or an open takes a hand edit in with the toolbox unlocked",
 	});
 
 	it("a broken edit found by a re-check is still recorded broken, with its error", async () => {
-		box = await isolatedToolbox();
+		const box = await openBox();
 		const { toolbox } = box;
 		expect(message(await toolbox.forge(toolRequest("broken-edit", "return params.text;"), new Map()))).toBe("ok");
 		await editTopLevel(box, "broken-edit", 'throw new Error("top level fails");');

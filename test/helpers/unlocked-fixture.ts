@@ -1,0 +1,33 @@
+// What the tests of changes made with the toolbox unlocked share: an isolated toolbox per test (closed after it),
+// whether the toolbox lock is held, a slow tool and its test case, and a result read as its message.
+import { access } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import { type IsolatedBox, isolatedToolbox } from "./isolated-fixture.ts";
+
+/** Opens an isolated toolbox for the running test; it is closed, and its runner ended, after the test. */
+export function isolatedPerTest(): (env?: Record<string, string>) => Promise<IsolatedBox> {
+	let box: IsolatedBox | undefined;
+	afterEach(async () => {
+		await box?.toolbox.close();
+		await box?.runner.dispose();
+		box = undefined;
+	});
+	return async (env = {}) => {
+		box = await isolatedToolbox(env);
+		return box;
+	};
+}
+
+/** Whether the toolbox lock of `dir` is held now. */
+export const locked = (dir: string) =>
+	access(join(dir, ".forge.lock")).then(
+		() => true,
+		() => false,
+	);
+
+export const SLOW_TEST = [{ args: { text: "x" }, expect: "x" }];
+/** A tool's logic that takes `ms` and returns its text. */
+export const slow = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms})); return params.text;`;
+export const message = (result: { ok: boolean; error?: { message: string } }) =>
+	result.ok ? "ok" : result.error?.message;
