@@ -170,6 +170,9 @@ export class BoundedChecker implements BoundedValidator {
 		});
 		// An idle checker never keeps pi from exiting.
 		worker.unref();
+		// A worker dropped after its deadline may still report running out of memory as it ends: with no job listening
+		// any more, that is nobody's error (an 'error' event without a listener would end pi's process).
+		worker.on("error", () => undefined);
 		this.worker = worker;
 		return worker;
 	}

@@ -60,4 +60,14 @@ describe("BoundedChecker", () => {
 		expect(ticks).toBeGreaterThan((performance.now() - started) / 20 / 4);
 		expect(await checker.globMatches("**/*.json", ["src/a.json", "a.ts"], 1000)).toEqual([true, false]);
 	});
+
+	it("an error the worker reports with no job running (out of memory as it ends) is nobody's: pi's process goes on", async () => {
+		checker = new BoundedChecker();
+		expect(await checker.matches("^a$", "a", 1000)).toBe(true);
+		const worker = (checker as unknown as { worker: { emit(event: string, error: Error): boolean } }).worker;
+		const oom = Object.assign(new Error("Worker terminated due to reaching memory limit"), {
+			code: "ERR_WORKER_OUT_OF_MEMORY",
+		});
+		expect(() => worker.emit("error", oom)).not.toThrow();
+	});
 });
