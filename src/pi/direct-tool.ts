@@ -58,6 +58,8 @@ export async function runForgedTool(
 		nestedCount ? { nested: [...nested], ...(nestedCount > nested.length ? { nestedCount } : {}) } : {};
 	let lastUpdate = 0;
 	let pending: NodeJS.Timeout | undefined;
+	/** Set when the call is over: a nested call its tool left running that ends later is not reported (pi's run is over). */
+	let over = false;
 	const update = () => {
 		pending = undefined;
 		lastUpdate = performance.now();
@@ -77,6 +79,7 @@ export async function runForgedTool(
 	const host = composingHost(
 		{
 			...session.composition(pi, ctx, ctx.cwd, (nestedCall) => {
+				if (over) return;
 				nestedCount++;
 				nested.push(nestedCall);
 				if (nested.length > NESTED_SHOWN) nested.shift();
@@ -96,6 +99,7 @@ export async function runForgedTool(
 			redact: (text) => modelRedaction(toolbox.config).prose(text),
 		})
 		.finally(() => {
+			over = true;
 			clearTimeout(pending);
 			for (const [key, owner] of call.workers) owner.releaseWorker(key);
 		});

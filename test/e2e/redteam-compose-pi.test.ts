@@ -295,6 +295,19 @@ describe("R14: a caller that abandons its nested calls harms neither the callee 
 		const own = run.toolEvents.find((e) => e.toolName === "use_forge_tool" && argsName(e) === "slowb");
 		expect(own?.isError, own?.text).toBe(false);
 		expect(own?.text).toContain("slow done");
+		// The abandoned call ends after killer's call is over: that is not reported to pi (its run is over).
+		const late: unknown[] = [];
+		const record = (reason: unknown) => late.push(reason);
+		process.on("unhandledRejection", record);
+		try {
+			const leaver =
+				'for (let i = 0; i < 3; i++) pi.useTool("slowb", { ms: 60000 }).catch(() => {});\nawait new Promise((r) => setTimeout(r, 300));\nreturn "left";';
+			await pi!.run("r14-after", [[forge("leaver", leaver)], [use("leaver")], { text: "done" }]);
+			await new Promise((resolve) => setTimeout(resolve, 1500));
+		} finally {
+			process.off("unhandledRejection", record);
+		}
+		expect(late.map(String)).toEqual([]);
 	});
 
 	it("calls a caller abandons or makes fail do not quarantine the callee", async () => {
