@@ -131,4 +131,16 @@ describe("mappedIPv4 and the capability of a URL", () => {
 		expect(netHost("http://\u0430pple.com/")).toBe("xn--pple-43d.com");
 		expect(netHost("http://user@127.0.0.1:9/")).toBe("127.0.0.1:9");
 	});
+
+	it("refuses the 'any' address in every spelling: it connects to this machine, which its name does not say", () => {
+		for (const url of [
+			"http://0.0.0.0:8080/",
+			"http://0/",
+			"http://[::]/",
+			"http://[::ffff:0.0.0.0]/",
+			"http://0x0/",
+		])
+			expect(() => netHost(url), url).toThrow(/is the "any" address, which connects to this machine/);
+		expect(netHost("http://0.0.0.1/")).toBe("0.0.0.1");
+	});
 });

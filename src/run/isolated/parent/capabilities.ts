@@ -99,6 +99,14 @@ export function netHost(url: string): string {
 			code: "ERR_FORGE_UNSUPPORTED",
 		});
 	const mapped = mappedIPv4(parsed.hostname);
+	// "Any address" in a URL reaches this machine: asked for as it is, a person could not tell.
+	if ((mapped ?? parsed.hostname) === "0.0.0.0" || parsed.hostname === "[::]")
+		throw Object.assign(
+			new TypeError(
+				`fetch: ${parsed.hostname} is the "any" address, which connects to this machine: fetch 127.0.0.1 (or [::1]) instead`,
+			),
+			{ code: "ERR_FORGE_UNSUPPORTED" },
+		);
 	return mapped ? `${mapped}${parsed.port ? `:${parsed.port}` : ""}` : parsed.host.toLowerCase();
 }
 
