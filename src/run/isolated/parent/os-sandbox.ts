@@ -46,6 +46,8 @@ export interface SandboxSpec {
 	placeholders?: string[];
 	/** Folders shown read-only with only `keep` of their entries (the rest, files no tool may read, are not there). */
 	masked?: { dir: string; keep: string[] }[];
+	/** Sockets replaced by /dev/null (nothing to connect to): the system's container and VM daemons. */
+	nulled?: string[];
 	/** Protected names denied at any depth in the writable folders: by name on macOS; bubblewrap has no such rule. */
 	protectedNames?: SeatbeltNames;
 	/** The writable folders those names are denied in (all of them when not given; not a tool's own temp dir). */
@@ -111,6 +113,7 @@ export function bwrapArgs(spec: SandboxSpec): string[] {
 		args.push("--remount-ro", dir);
 	}
 	for (const { path, fd } of spec.pinned ?? []) args.push("--perms", "0555", "--ro-bind-data", String(fd), path);
+	for (const path of spec.nulled ?? []) args.push("--ro-bind", "/dev/null", path);
 	if (!spec.network) args.push("--unshare-net");
 	// Its own pid namespace (no signals to pi or anything else), a new session (no typing into pi's terminal), and
 	// gone with pi.
