@@ -2,22 +2,16 @@
 // a loopback or private address (here the machine's own host name, as /etc/hosts or the local DNS answer it). The
 // tool's fetch is refused, saying which address it resolved to and which grant reaches it; granted as said, the
 // address itself is reached. A Host header cannot make a granted address serve another host.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { addressKind, KIND_TEXT } from "../../src/run/isolated/parent/net-address.ts";
 import { systemResolve } from "../../src/run/isolated/parent/operations.ts";
+import { FETCHER, helloServer } from "../helpers/http-fixture.ts";
 import { type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
-const fetcher = {
-	name: "fetcher",
-	description: "Fetch a URL and return its status and text.",
-	parametersSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-	logic: "const response = await fetch(params.url);\nreturn `${response.status} ${await response.text()}`;",
-};
+const fetcher = FETCHER;
 
 /** A name this machine resolves to addresses that are none of them public: its own host name, or localhost's aliases. */
 async function localName(): Promise<{ name: string; address: string }> {
@@ -29,14 +23,7 @@ async function localName(): Promise<{ name: string; address: string }> {
 	throw new Error(`this test needs a host name that resolves to a private address; ${hostname()} does not`);
 }
 
-let server: Server;
-let port: number;
-beforeAll(async () => {
-	server = createServer((request, response) => response.end(`hello from ${request.url}`));
-	await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-	port = (server.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((closed) => server.close(() => closed())));
+const hello = helloServer();
 
 describe("a granted host name that resolves to a private address", () => {
 	let pi: PiHarness | undefined;
@@ -46,7 +33,7 @@ describe("a granted host name that resolves to a private address", () => {
 		const { name, address } = await localName();
 		const kind = addressKind(address) as keyof typeof KIND_TEXT;
 		pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_POLICY: "prompt" } });
-		const byName = `http://${name}:${port}/data`;
+		const byName = `http://${name}:${hello.port}/data`;
 		let grantCommand = "";
 		const run = await pi.run("fetch it", [
 			[{ name: "forge_tool", args: fetcher }],
@@ -62,20 +49,20 @@ describe("a granted host name that resolves to a private address", () => {
 				return [{ name: "bash", args: { command: grantCommand } }];
 			},
 			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: byName } } }],
-			() => [{ name: "bash", args: { command: grantCommand.replace(/net:\S+$/, `net:127.0.0.1:${port}`) } }],
-			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://127.0.0.1:${port}/data` } } }],
+			() => [{ name: "bash", args: { command: grantCommand.replace(/net:\S+$/, `net:127.0.0.1:${hello.port}`) } }],
+			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://127.0.0.1:${hello.port}/data` } } }],
 			{ text: "done" },
 		]);
 		const [forged, asked, grantedName, rebound, grantedAddress, reached] = run.toolEvents;
 		expect(forged?.isError, forged?.text).toBe(false);
 		expect(asked?.isError).toBe(true);
-		expect(asked?.text).toContain(`'fetcher' may not connect to ${name}:${port}`);
-		expect(grantCommand).toMatch(new RegExp(`grant fetcher net:${name.replace(/\./g, "\\.")}:${port}$`));
+		expect(asked?.text).toContain(`'fetcher' may not connect to ${name}:${hello.port}`);
+		expect(grantCommand).toMatch(new RegExp(`grant fetcher net:${name.replace(/\./g, "\\.")}:${hello.port}$`));
 		expect(grantedName?.isError, grantedName?.text).toBe(false);
 		expect(rebound?.isError).toBe(true);
 		const grantHost = address.includes(":") ? `[${address}]` : address;
 		expect(rebound?.text).toContain(
-			`fetch: ${name} resolved to ${address}, ${KIND_TEXT[kind]}; a grant of a host name reaches only public addresses — ask for net:${grantHost}:${port} to reach it`,
+			`fetch: ${name} resolved to ${address}, ${KIND_TEXT[kind]}; a grant of a host name reaches only public addresses — ask for net:${grantHost}:${hello.port} to reach it`,
 		);
 		expect(grantedAddress?.isError, grantedAddress?.text).toBe(false);
 		expect(reached?.isError, reached?.text).toBe(false);
@@ -90,7 +77,7 @@ describe("a granted host name that resolves to a private address", () => {
 			name: "fronting",
 			logic: 'const response = await fetch(params.url, { headers: { host: "169.254.169.254" } });\nreturn `${response.status} ${await response.text()}`;',
 		};
-		const url = `http://127.0.0.1:${port}/latest/meta-data/`;
+		const url = `http://127.0.0.1:${hello.port}/latest/meta-data/`;
 		let grantCommand = "";
 		const run = await pi.run("fetch it", [
 			[{ name: "forge_tool", args: fronting }],
@@ -109,11 +96,11 @@ describe("a granted host name that resolves to a private address", () => {
 		]);
 		const [forged, asked, granted, fronted] = run.toolEvents;
 		expect(forged?.isError, forged?.text).toBe(false);
-		expect(asked?.text).toContain(`'fronting' may not connect to 127.0.0.1:${port}`);
+		expect(asked?.text).toContain(`'fronting' may not connect to 127.0.0.1:${hello.port}`);
 		expect(granted?.isError, granted?.text).toBe(false);
 		expect(fronted?.isError).toBe(true);
 		expect(fronted?.text).toContain(
-			`fetch: the Host header (169.254.169.254) names another host than the URL (127.0.0.1:${port}); a request goes to the host its URL names, which is the one granted`,
+			`fetch: the Host header (169.254.169.254) names another host than the URL (127.0.0.1:${hello.port}); a request goes to the host its URL names, which is the one granted`,
 		);
 	});
 });

@@ -1,29 +1,16 @@
 // The network through the real pi (both lines): under prompt a forged tool's fetch to a host is refused without a UI,
 // naming the exact grant; the model runs it with pi's bash tool and the next call reaches the host, in the same
 // session; another host is still refused. Under strict no grant is offered.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { FETCHER, helloServer } from "../helpers/http-fixture.ts";
 import { type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const INDEX = resolve(import.meta.dirname, "../../index.ts");
 const CLI = resolve(import.meta.dirname, "../../bin/agent-forge.mjs");
-const fetcher = {
-	name: "fetcher",
-	description: "Fetch a URL and return its status and text.",
-	parametersSchema: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
-	logic: "const response = await fetch(params.url);\nreturn `${response.status} ${await response.text()}`;",
-};
+const fetcher = FETCHER;
 
-let server: Server;
-let port: number;
-beforeAll(async () => {
-	server = createServer((request, response) => response.end(`hello from ${request.url}`));
-	await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-	port = (server.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((closed) => server.close(() => closed())));
+const hello = helloServer();
 
 describe("fetch from a forged tool", () => {
 	let pi: PiHarness | undefined;
@@ -31,7 +18,7 @@ describe("fetch from a forged tool", () => {
 
 	it("prompt: refused with the grant for that host; granted as printed, the next call gets through; another host does not", async () => {
 		pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_POLICY: "prompt" } });
-		const url = `http://127.0.0.1:${port}/data`;
+		const url = `http://127.0.0.1:${hello.port}/data`;
 		let printed = "";
 		const run = await pi.run("fetch it", [
 			[{ name: "forge_tool", args: fetcher }],
@@ -48,22 +35,22 @@ describe("fetch from a forged tool", () => {
 				return [{ name: "bash", args: { command: direct } }];
 			},
 			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url } } }],
-			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://localhost:${port}/other` } } }],
+			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://localhost:${hello.port}/other` } } }],
 			{ text: "done" },
 		]);
 		const [forged, refused, granted, again, other] = run.toolEvents;
 		expect(forged.isError, forged.text).toBe(false);
 		expect(refused.isError).toBe(true);
-		expect(refused.text).toContain(`'fetcher' may not connect to 127.0.0.1:${port}`);
-		expect(printed).toBe(`agent-forge grant fetcher net:127.0.0.1:${port}`);
+		expect(refused.text).toContain(`'fetcher' may not connect to 127.0.0.1:${hello.port}`);
+		expect(printed).toBe(`agent-forge grant fetcher net:127.0.0.1:${hello.port}`);
 		expect(refused.text).toContain(
-			`without agent-forge on the PATH: ${process.execPath} ${CLI} grant fetcher net:127.0.0.1:${port}`,
+			`without agent-forge on the PATH: ${process.execPath} ${CLI} grant fetcher net:127.0.0.1:${hello.port}`,
 		);
 		expect(granted.isError, granted.text).toBe(false);
 		expect(again.isError, again.text).toBe(false);
 		expect(again.text).toBe("200 hello from /data");
 		expect(other.isError).toBe(true);
-		expect(other.text).toContain(`may not connect to localhost:${port}`);
+		expect(other.text).toContain(`may not connect to localhost:${hello.port}`);
 	});
 
 	it("strict: refused, at the line of the fetch", async () => {
@@ -71,7 +58,7 @@ describe("fetch from a forged tool", () => {
 		pi = await startPi({ extensionPaths: [INDEX], env: { PI_FORGE_POLICY: "strict" } });
 		const run = await pi.run("fetch it", [
 			[{ name: "forge_tool", args: fetcher }],
-			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://127.0.0.1:${port}/x` } } }],
+			[{ name: "use_forge_tool", args: { name: "fetcher", args: { url: `http://127.0.0.1:${hello.port}/x` } } }],
 			{ text: "done" },
 		]);
 		expect(run.toolEvents[1].isError).toBe(true);
