@@ -31,6 +31,8 @@ const INDEX = "index.jsonl";
 export class ToolHistory {
 	/** Folders made by this process (a re-check of 1,000 tools makes each once, not per record). */
 	private readonly made = new Set<string>();
+	/** Records of a tool still being written: its history is read after them. */
+	private readonly writing = new Map<string, Promise<unknown>>();
 
 	constructor(
 		private readonly toolboxDir: string,
@@ -45,7 +47,27 @@ export class ToolHistory {
 	 * Records a version (its files are written once; an identical version costs only the index line). `known`: the
 	 * entries the caller has just read, so the index need not be read again to know whether to prune.
 	 */
-	async record(
+	record(
+		name: string,
+		event: HistoryEvent,
+		version: number,
+		source: string,
+		metaText: string,
+		at: Date,
+		from?: number,
+		known?: HistoryEntry[],
+	): Promise<void> {
+		const before = this.writing.get(name) ?? Promise.resolve();
+		const recorded = before.then(() => this.write(name, event, version, source, metaText, at, from, known));
+		const settled = recorded.catch(() => undefined);
+		this.writing.set(name, settled);
+		void settled.then(() => {
+			if (this.writing.get(name) === settled) this.writing.delete(name);
+		});
+		return recorded;
+	}
+
+	private async write(
 		name: string,
 		event: HistoryEvent,
 		version: number,
@@ -81,7 +103,13 @@ export class ToolHistory {
 		if (!known || known.length + 1 > this.limit) await this.prune(name);
 	}
 
+	/** A tool's history entries, oldest first, once the records being written are in. */
 	async entries(name: string): Promise<HistoryEntry[]> {
+		await this.writing.get(name);
+		return this.readEntries(name);
+	}
+
+	private async readEntries(name: string): Promise<HistoryEntry[]> {
 		const text = await readFile(join(this.dirOf(name), INDEX), "utf8").catch(() => "");
 		return text
 			.split("\n")
@@ -142,6 +170,7 @@ export class ToolHistory {
 
 	/** Forgets a tool's history (it moved to another toolbox, which has it now). */
 	async drop(name: string): Promise<void> {
+		await this.writing.get(name);
 		const dir = this.dirOf(name);
 		this.made.delete(dir);
 		await rm(dir, { recursive: true, force: true });
@@ -149,7 +178,7 @@ export class ToolHistory {
 
 	/** Keeps the newest `limit` entries and deletes files no kept entry refers to. */
 	private async prune(name: string): Promise<void> {
-		const entries = await this.entries(name);
+		const entries = await this.readEntries(name);
 		if (entries.length <= this.limit) return;
 		const kept = entries.slice(-this.limit);
 		const dir = this.dirOf(name);

@@ -38,6 +38,8 @@ export interface PromoteResult {
 	/** A previous version existed and is now `forge-<name>.ts.bak` / `.json.bak`. */
 	backedUp: boolean;
 	stamps: ToolStamps;
+	/** The commit's last steps, still running: the toolbox lock is held until they settle. */
+	settled: Promise<void>;
 }
 
 /** Files stamped between two turns of the event loop when a whole toolbox is listed. */
@@ -167,10 +169,14 @@ export class ToolboxStore {
 		return discardStaged(this.dir, staged);
 	}
 
-	/** Makes the staged pair live (the previous pair becomes `.bak`). Call with the lock held. */
+	/**
+	 * Makes the staged pair live (the previous pair becomes `.bak`). Call with the lock held, and keep it until
+	 * `settled`: the commit's last steps (the folder's fsync, the marker's removal) run after this resolves.
+	 */
 	async promote(staged: StagedTool): Promise<PromoteResult> {
-		const { backedUp } = await commitPromote(this.dir, staged);
-		return { backedUp, stamps: await this.stampsOf(staged.name) };
+		const { backedUp, settled } = await commitPromote(this.dir, staged);
+		settled.catch(() => undefined); // a commit left unsettled is rolled forward at the next start
+		return { backedUp, stamps: await this.stampsOf(staged.name), settled };
 	}
 
 	/** Removes a tool's files (live and `.bak`). Call with the lock held. */

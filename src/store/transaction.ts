@@ -67,8 +67,16 @@ export async function stagedIntact(staged: StagedTool): Promise<boolean> {
 	}
 }
 
-/** Makes a staged pair live; the current pair (if any) becomes the `.bak` pair in the same commit. */
-export async function commitPromote(toolboxDir: string, staged: StagedTool): Promise<{ backedUp: boolean }> {
+/**
+ * Makes a staged pair live; the current pair (if any) becomes the `.bak` pair in the same commit. Resolves once the
+ * change is committed (its marker durable) and renamed into place; `settled` is the rest, still to run under the lock:
+ * the toolbox folder's fsync and the marker's removal. A crash before `settled` rolls the change forward at the next
+ * start, as it would any committed change.
+ */
+export async function commitPromote(
+	toolboxDir: string,
+	staged: StagedTool,
+): Promise<{ backedUp: boolean; settled: Promise<void> }> {
 	const { name, dir } = staged;
 	// The backups are copied while the candidate's own fsync may still be running: both must be durable before the marker.
 	const [, ...copied] = await Promise.all([
@@ -77,10 +85,11 @@ export async function commitPromote(toolboxDir: string, staged: StagedTool): Pro
 	]);
 	const backedUp = copied.some(Boolean);
 	step("backed-up", name);
-	await writeCommit(dir, { op: "promote", name });
+	const operation: Operation = { op: "promote", name };
+	await writeCommit(dir, operation);
 	step("committed", name);
-	await applyCommit(toolboxDir, dir);
-	return { backedUp };
+	await renameCommitted(toolboxDir, dir, operation);
+	return { backedUp, settled: settleCommit(toolboxDir, dir, name) };
 }
 
 /** A durable copy of `from` at `to`; false when there is no `from` (a tool's first version has nothing to back up). */
@@ -136,6 +145,12 @@ export async function discardStaged(toolboxDir: string, staged: StagedTool): Pro
 async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
 	const operation = await readOperation(dir);
 	if (!operation) return;
+	await renameCommitted(toolboxDir, dir, operation);
+	await settleCommit(toolboxDir, dir, operation.name);
+}
+
+/** A committed operation's renames (or removals) in the toolbox folder; what is already done is skipped. */
+async function renameCommitted(toolboxDir: string, dir: string, operation: Operation): Promise<void> {
 	const { name } = operation;
 	const files = [`${tsFileOf(name)}.bak`, `${jsonFileOf(name)}.bak`, tsFileOf(name), jsonFileOf(name)];
 	for (const [index, file] of (operation.op === "promote" ? files : [...files].reverse()).entries()) {
@@ -144,6 +159,10 @@ async function applyCommit(toolboxDir: string, dir: string): Promise<void> {
 		if (index === 1) step("renamed-bak", name);
 		if (index === 2) step("renamed-live", name);
 	}
+}
+
+/** After the renames: the toolbox folder's fsync makes them durable, and only then is the marker removed. */
+async function settleCommit(toolboxDir: string, dir: string, name: string): Promise<void> {
 	await fsyncFile(toolboxDir);
 	step("applied", name);
 	// All that is left is the marker (the fast way); anything else there (an interrupted earlier attempt) goes with rm.

@@ -1,5 +1,5 @@
-// After a change of a tool's code is promoted (a forge, a roll-back, an import), one step records it: history,
-// registry, caches, health, listeners. Called with the toolbox lock held.
+// After a change of a tool's code is promoted (a forge, a roll-back, an import), one step records it: registry, caches,
+// health and listeners at once; history, the compile cache and the commit's last steps after. Called with the lock held.
 import { serializeMeta } from "../contract/tool-files.ts";
 import { entryFromMeta, withCalls } from "../store/registry.ts";
 import type { ToolboxContext } from "./context.ts";
@@ -11,16 +11,25 @@ export interface Adoption {
 	from?: number;
 }
 
-export async function adopt(box: ToolboxContext, forged: Forged, { event, from }: Adoption): Promise<void> {
+/**
+ * Takes the change in (registry, caches, health) and tells the listeners, then returns what is left to write: the
+ * commit's last steps, the history's record and the compile cache's entry, all at once. The change's caller keeps the
+ * lock until that settles; none of it can fail the change, which is committed already.
+ */
+export function adopt(box: ToolboxContext, forged: Forged, { event, from }: Adoption): Promise<void> {
 	const entry = withCalls(entryFromMeta(forged.meta, forged.stamps), forged.source);
-	// The history's record and the compile cache's entry are written at once.
-	const recorded = box.history
-		.record(entry.name, event, entry.version, forged.source, serializeMeta(forged.meta), box.now(), from)
-		.catch(() => undefined);
+	const recorded = box.history.record(
+		entry.name,
+		event,
+		entry.version,
+		forged.source,
+		serializeMeta(forged.meta),
+		box.now(),
+		from,
+	);
 	box.registry.set(entry);
 	box.cache.changed(entry.name, entry, { hash: entry.hash, source: forged.source, code: forged.compiled });
 	box.health.reset(entry.name);
-	await Promise.all([recorded, box.cache.store(entry.hash, forged.compiled)]);
 	box.emit({
 		type: "forged",
 		name: entry.name,
@@ -28,4 +37,7 @@ export async function adopt(box: ToolboxContext, forged: Forged, { event, from }
 		previousVersion: forged.previous?.version,
 		rolledBackFrom: from,
 	});
+	return Promise.allSettled([forged.settled, recorded, box.cache.store(entry.hash, forged.compiled)]).then(
+		() => undefined,
+	);
 }

@@ -148,7 +148,7 @@ export class Changes {
 				// A live version that keeps changing under a forge's feet: past a few rounds it runs under the lock.
 				runs.locked = dryRuns && round <= UNLOCKED_ROUNDS;
 				try {
-					return await box.change(() => this.underLock(name, attempt.value, how));
+					return await box.changeThenSettle((later) => this.underLock(name, attempt.value, how, later));
 				} catch (error) {
 					if (!(error instanceof NotRunBeforeLock)) throw error;
 				}
@@ -159,14 +159,22 @@ export class Changes {
 		return changed.finally(() => runs.dispose());
 	}
 
-	/** A code change's locked half: the attempt against the live version, adopted when it succeeds. */
-	private async underLock(name: string | undefined, attempt: Attempt, how: Adoption & { takeIn?: boolean }) {
+	/**
+	 * A code change's locked half: the attempt against the live version, adopted when it succeeds. What is left to write
+	 * once it is adopted goes to `later`, which keeps the lock for it.
+	 */
+	private async underLock(
+		name: string | undefined,
+		attempt: Attempt,
+		how: Adoption & { takeIn?: boolean },
+		later: (rest: Promise<unknown>) => void,
+	) {
 		const { box } = this;
 		// A hand edit the watcher has not taken in yet becomes a version of its own first (history, the .bak's label).
 		if (how.takeIn && name && box.registry.get(name)) await this.reconciler.takeIn(name);
 		const previous = name ? await liveVersion(box, name) : undefined;
 		const result = await this.guard(name, () => attempt(previous, false));
-		if (result.ok) await adopt(box, result.value, how);
+		if (result.ok) later(adopt(box, result.value, how));
 		return result;
 	}
 

@@ -85,6 +85,20 @@ export class ToolboxContext {
 		return run;
 	}
 
+	/**
+	 * `change`, answering as soon as `work` has: what it hands to `later` (a commit's last steps, its records) still
+	 * runs with the lock held, and the next change waits for it.
+	 */
+	changeThenSettle<T>(work: (later: (rest: Promise<unknown>) => void) => Promise<T>): Promise<T> {
+		return new Promise<T>((resolve, reject) => {
+			this.change(async () => {
+				const rest: Promise<unknown>[] = [];
+				resolve(await work((pending) => rest.push(pending)));
+				await Promise.allSettled(rest);
+			}).catch(reject);
+		});
+	}
+
 	/** There is no tool of that name: the error names the closest ones. */
 	notFound(name: unknown): ForgeError {
 		const similar = typeof name === "string" ? this.cache.search.search(name, 3).hits.map((h) => h.name) : [];

@@ -171,13 +171,15 @@ export async function promoteSource(
 	const stagedPath = staging.then((staged) => staged.tsPath);
 	// A failed staging is thrown below (in `finally`), not left unhandled when the checks fail first.
 	stagedPath.catch(() => undefined);
+	let promoted: PromoteResult | undefined;
 	try {
 		const checked = await checkCandidate(meta, source, stagedPath, deps);
 		if (!checked.ok) return checked;
-		const promoted = await deps.store.promote(await staging);
+		promoted = await deps.store.promote(await staging);
 		return ok({ ...promoted, meta, source, compiled: checked.value, previous: deps.previous });
 	} finally {
-		await deps.store.discard(await staging);
+		// A promoted pair's folder goes when its commit settles; any other is discarded now.
+		if (!promoted) await deps.store.discard(await staging);
 	}
 }
 

@@ -69,7 +69,8 @@ export async function moveTool(
 		await to.stores.store.ensure();
 		await to.stores.store.locked(async () => {
 			await to.stores.history.append(name, history).catch(() => undefined);
-			await to.stores.store.promote(await to.stores.store.stage(name, source, metaText));
+			const promoted = await to.stores.store.promote(await to.stores.store.stage(name, source, metaText));
+			await promoted.settled;
 		});
 	} catch (error) {
 		return fail(

@@ -128,6 +128,7 @@ describe("the toolbox against a model", () => {
 						continue;
 					}
 					let reached = false;
+					await toolbox.flush(); // the last change's last steps run before the crash is armed
 					faults.at = (step, name) => {
 						if (step === command.at && name === command.op.name) {
 							reached = true;
