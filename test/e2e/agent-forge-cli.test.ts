@@ -1,17 +1,17 @@
 // The agent-forge command against temp toolboxes (healthy, broken, edited by hand, absent): usage, exit codes, versions,
 // read-only commands that leave the project byte-for-byte as it was; and sharing: export a toolbox as a pi package,
 // `pi install` it into a fresh agent dir, and call its tools there through the real pi; import it back.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runPiJson } from "../helpers/pi-cli.ts";
 import { makeTempDir } from "../helpers/pi-harness.ts";
 import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const BIN = join(REPO, "bin", "agent-forge.mjs");
-const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
 const SAMPLES = join(REPO, "extensions");
 
 async function projectWithSamples(): Promise<{ cwd: string; agentDir: string; toolbox: string }> {
@@ -116,10 +116,11 @@ describe("agent-forge", () => {
 
 		const elsewhere = await makeTempDir("forge-elsewhere");
 		await writeFile(join(elsewhere, "data.json"), JSON.stringify({ team: { lead: "Ada" } }));
-		const script = join(freshAgent, "script.json");
-		await writeFile(
-			script,
-			JSON.stringify([
+		const run = await runPiJson({
+			cwd: elsewhere,
+			agentDir: freshAgent,
+			extension: false,
+			script: [
 				{
 					calls: [
 						{ name: "word-count", args: { text: "one two three" } },
@@ -127,37 +128,11 @@ describe("agent-forge", () => {
 					],
 				},
 				{ text: "done" },
-			]),
-		);
-		const child = spawn(
-			process.execPath,
-			[
-				PI_CLI,
-				"--provider",
-				"scripted",
-				"--model",
-				"s",
-				"-e",
-				PROVIDER,
-				"--no-session",
-				"--mode",
-				"json",
-				"use the team's tools",
 			],
-			{
-				cwd: elsewhere,
-				env: { ...process.env, PI_CODING_AGENT_DIR: freshAgent, PI_OFFLINE: "1", FORGE_SCRIPT: script },
-				stdio: ["ignore", "pipe", "pipe"],
-			},
-		);
-		let stdout = "";
-		child.stdout.on("data", (d) => (stdout += d));
-		expect(await new Promise((done) => child.on("exit", done))).toBe(0);
-		const ends = stdout
-			.split("\n")
-			.filter((l) => l.includes('"tool_execution_end"'))
-			.map((l) => JSON.parse(l));
-		const texts = Object.fromEntries(ends.map((e) => [e.toolName, e.result.content[0].text]));
+			prompts: ["use the team's tools"],
+		});
+		expect(run.code, run.stderr).toBe(0);
+		const texts = Object.fromEntries(run.ends.map((end) => [end.tool, end.text]));
 		expect(JSON.parse(texts["word-count"])).toEqual({ words: 3, lines: 1, characters: 13 });
 		expect(texts["json-pick"]).toBe("Ada");
 

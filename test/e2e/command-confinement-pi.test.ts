@@ -2,14 +2,12 @@
 // dir of the shared ones and only what programs in ~/.local/bin run from; a fork bomb and a memory hog fail in the
 // command while pi goes on answering; protected names a command made below the top of the project are removed and the
 // tool is told; and the placeholders a pi killed hard left behind are gone after the next start.
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runPiJson } from "../helpers/pi-cli.ts";
 import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
-import { PI_CLI } from "../helpers/pi-line.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const INDEX = join(REPO, "index.ts");
@@ -147,45 +145,20 @@ describe("a pi killed hard while a command runs", () => {
 			{ calls: [useCall("slow")] },
 			{ text: "done" },
 		];
-		const scriptPath = join(agentDir, "script.json");
-		await writeFile(scriptPath, JSON.stringify(script));
-		const provider = join(REPO, "test", "fixtures", "scripted-provider.ts");
-		const child = spawn(
-			process.execPath,
-			[
-				PI_CLI,
-				"--provider",
-				"scripted",
-				"--model",
-				"s",
-				"-e",
-				provider,
-				"-e",
-				REPO,
-				"--no-session",
-				"--mode",
-				"json",
-				"go",
-			],
-			{
-				cwd,
-				env: {
-					...process.env,
-					PI_CODING_AGENT_DIR: agentDir,
-					PI_OFFLINE: "1",
-					FORGE_SCRIPT: scriptPath,
-					PI_FORGE_POLICY: "permissive",
-					PI_FORGE_TIMEOUT_MS: "90000",
-				},
-				stdio: ["ignore", "ignore", "ignore"],
-			},
-		);
-		const closed = new Promise((done) => child.on("close", done));
+		let pi: ChildProcess | undefined;
+		const killed = runPiJson({
+			cwd,
+			agentDir,
+			script,
+			prompts: ["go"],
+			env: { PI_FORGE_POLICY: "permissive", PI_FORGE_TIMEOUT_MS: "90000" },
+			onSpawn: (child) => (pi = child),
+		});
 		// The placeholders appear in the project when the command starts.
 		for (let i = 0; i < 600 && !existsSync(join(cwd, ".git")); i++) await new Promise((r) => setTimeout(r, 50));
 		expect(existsSync(join(cwd, ".git")), "the command started").toBe(true);
-		child.kill("SIGKILL");
-		await closed;
+		pi?.kill("SIGKILL");
+		expect((await killed).code).toBe(null);
 		const left = readdirSync(cwd).filter((name) => name !== ".pi");
 		expect(left).toEqual(expect.arrayContaining([".git", "AGENTS.md", ".claude"]));
 		for (const name of left) expect(readdirSync(join(cwd, name)), name).toEqual([]);

@@ -1,6 +1,6 @@
 // The real `pi` command line in json mode with the scripted model and Agent Forge loaded from this repository:
 // one process, one or more prompts (each an agent run), the events it printed and how it ended.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { makeTempDir } from "./pi-harness.ts";
@@ -41,6 +41,10 @@ export async function runPiJson(options: {
 	args?: string[];
 	/** pi still running this long after it started is killed (its code is then null). */
 	timeoutMs?: number;
+	/** Load Agent Forge from this repository with `-e` (default); false for a pi that has it installed as a package. */
+	extension?: boolean;
+	/** Called with pi's process once it is started (e.g. to kill it at a chosen moment). */
+	onSpawn?: (child: ChildProcess) => void;
 }): Promise<PiJsonRun> {
 	const agentDir = options.agentDir ?? (await makeTempDir("forge-cli-agent"));
 	const scriptPath = join(agentDir, "script.json");
@@ -55,8 +59,7 @@ export async function runPiJson(options: {
 			"s",
 			"-e",
 			PROVIDER,
-			"-e",
-			REPO,
+			...(options.extension === false ? [] : ["-e", REPO]),
 			"--no-session",
 			"--mode",
 			"json",
@@ -75,6 +78,7 @@ export async function runPiJson(options: {
 			stdio: ["ignore", "pipe", "pipe"],
 		},
 	);
+	options.onSpawn?.(child);
 	let stdout = "";
 	let stderr = "";
 	child.stdout.on("data", (d) => (stdout += d));
