@@ -5,6 +5,13 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
 import { safeEnvironment } from "./policy/capability.ts";
+import {
+	compareLimit,
+	comparePolicy,
+	isProjectLimit,
+	looserMessage,
+	type UserSetting,
+} from "./policy/project-limits.ts";
 import { sensitiveEnvValues } from "./security/redact.ts";
 
 export type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
@@ -19,12 +26,10 @@ export const DEFAULT_ACTIVE_CHARS = 1_600;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
-/** How much each policy holds back: higher is stricter. */
-const STRICTNESS: Record<ForgePolicy, number> = { permissive: 0, prompt: 1, strict: 2 };
 
 /**
  * A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). The
- * project's file is the one at `<cwd>/.pi/forge/config.json`: its policy may only tighten the user's.
+ * project's file is the one at `<cwd>/.pi/forge/config.json`: its policy and its limits may only tighten the user's.
  */
 export interface ConfigFile {
 	path: string;
@@ -64,7 +69,8 @@ export interface TrustOptions {
 
 /**
  * Reads the configuration: environment variables win over the project's config file, which wins over the global one
- * — except the policy, which the project's file may only tighten (see readPolicy).
+ * — except the policy and the limits (policy/project-limits.ts), which the project's file may only tighten: it
+ * tightens the user's value (the environment's, else the global file's, else the default) and a looser one is ignored.
  * A bad value falls back to its default (an unknown policy to `strict`) and is reported with where it came from, never
  * fatal.
  * Settings come from `env`; what tools may see and what is secret come from `processEnv`, pi's own environment
@@ -93,18 +99,25 @@ export function readConfig(
 	const withheld = !projectTrusted && !dir;
 	const toolboxDir = withheld ? userToolboxDir : projectToolboxDir;
 
-	// Later files win: the project's over the global one. The project's policy is kept apart: it may only tighten.
+	// Later files win: the project's over the global one. The project's policy and limits are kept apart: they may
+	// only tighten.
 	const fromFiles = new Map<FileKey, Setting>();
-	let projectPolicy: Setting | undefined;
+	const tightenOnly = new Map<FileKey, Setting>();
 	for (const file of files) {
 		const fromProject = resolve(file.path) === projectConfigFile;
 		if (fromProject && !projectTrusted) continue;
 		for (const [key, raw] of Object.entries(readFileSettings(file, problems))) {
 			const found = { raw, origin: { file: file.path, key } };
-			if (fromProject && key === "policy") projectPolicy = found;
+			if (fromProject && (key === "policy" || isProjectLimit(key))) tightenOnly.set(key as FileKey, found);
 			else fromFiles.set(key as FileKey, found);
 		}
 	}
+	const userSetting = (variable: string, value: string | number, found?: Setting): UserSetting => ({
+		value,
+		from: found ? describe(found) : "the default",
+		variable,
+		globalFile: join(agentDir, "forge", "config.json"),
+	});
 	const setting = (variable: string, key?: FileKey): Setting | undefined => {
 		const fromEnv = env[variable]?.trim();
 		if (fromEnv) return { raw: fromEnv, origin: { variable } };
@@ -113,13 +126,22 @@ export function readConfig(
 	const report = (found: Setting, message: string) =>
 		problems.push({ origin: found.origin, message: `${describe(found)} ${message}` });
 
-	const positiveInt = (variable: string, key: FileKey | undefined, fallback: number): number => {
-		const found = setting(variable, key);
-		if (!found) return fallback;
+	const intOf = (found: Setting, fallback: number): number => {
 		const value = typeof found.raw === "number" || typeof found.raw === "string" ? Number(found.raw) : Number.NaN;
 		if (Number.isInteger(value) && value > 0 && value <= MAX_SETTING) return value;
 		report(found, `is not a positive integer up to ${MAX_SETTING}; using ${fallback}`);
 		return fallback;
+	};
+	// The user's value; the project's file may lower it, and a higher one from there is ignored (as the policy's).
+	const positiveInt = (variable: string, key: FileKey | undefined, fallback: number): number => {
+		const found = setting(variable, key);
+		const user = found ? intOf(found, fallback) : fallback;
+		const project = key && tightenOnly.get(key);
+		if (!key || !project) return user;
+		const value = intOf(project, user);
+		if (compareLimit(user, value) !== "looser") return value;
+		if (isProjectLimit(key)) report(project, looserMessage(key, value, userSetting(variable, user, found)));
+		return user;
 	};
 
 	// A policy that cannot be read means the strictest one: a typo must never weaken what was intended.
@@ -135,15 +157,14 @@ export function readConfig(
 		const found = setting("PI_FORGE_POLICY", "policy");
 		const user = found ? policyOf(found) : "prompt";
 		const userFrom = found ? describe(found) : "the default";
+		const projectPolicy = tightenOnly.get("policy");
 		if (!projectPolicy) return { policy: user, policyFrom: userFrom };
 		const project = policyOf(projectPolicy);
-		if (STRICTNESS[project] > STRICTNESS[user])
+		const compared = comparePolicy(user, project);
+		if (compared === "tighter")
 			return { policy: project, policyFrom: `${describe(projectPolicy)} (tighter than ${userFrom}: ${user})` };
-		if (STRICTNESS[project] < STRICTNESS[user])
-			report(
-				projectPolicy,
-				`is looser than your policy (${user}, from ${userFrom}); a project's config file may only tighten the policy, so it is ignored. To use ${project}, set PI_FORGE_POLICY=${project} or "policy": "${project}" in ${join(agentDir, "forge", "config.json")}.`,
-			);
+		if (compared === "looser")
+			report(projectPolicy, looserMessage("policy", project, userSetting("PI_FORGE_POLICY", user, found)));
 		return { policy: user, policyFrom: userFrom };
 	};
 

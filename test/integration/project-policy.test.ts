@@ -1,5 +1,5 @@
-// The policy from the files on disk (loadConfig): the user's (PI_FORGE_POLICY, the global config, the default) and
-// the project's .pi/forge/config.json, which may only tighten it; and an untrusted project, whose config is not read
+// The policy and the limits from the files on disk (loadConfig): the user's (the environment, the global config, the
+// default) and the project's .pi/forge/config.json, which may only tighten them; and an untrusted project, whose config is not read
 // and whose toolbox is not opened (openToolbox gets the user toolbox alone and leaves the project's files as they are).
 import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -66,6 +66,21 @@ describe("the project's policy may only tighten the user's", () => {
 		const setup = await setUp({ project: { policy: "permissive", timeoutMs: 1234, pinned: ["a"] } });
 		const { config } = policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir });
 		expect(config).toMatchObject({ policy: "prompt", timeoutMs: 1234, pinned: ["a"] });
+	});
+
+	it("its limits may only be lower than the user's: higher ones are ignored and reported", async () => {
+		const setup = await setUp({
+			global: { timeoutMs: 5000, maxMemoryMb: 256 },
+			project: { timeoutMs: 600_000, maxMemoryMb: 128, quarantineAfter: 1000 },
+		});
+		const { config, problems } = policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir });
+		expect(config).toMatchObject({ timeoutMs: 5000, maxMemoryMb: 128, quarantineAfter: 5 });
+		expect(problems.map((p) => p.origin)).toEqual([
+			{ file: setup.projectFile, key: "timeoutMs" },
+			{ file: setup.projectFile, key: "quarantineAfter" },
+		]);
+		expect(problems[0].message).toContain('"timeoutMs": 600000 is higher than your limit (5000, from');
+		expect(problems[1].message).toContain('"quarantineAfter": 1000 is higher than your limit (5, from the default)');
 	});
 });
 

@@ -167,15 +167,52 @@ describe("config files", () => {
 		},
 	];
 
-	it("the project file wins over the global one, and the environment over both", () => {
+	it("the environment wins over the global file; the project file may tighten what they set", () => {
 		expect(
-			readConfig("/p", {}, files({ policy: "permissive", timeoutMs: 1000 }, { policy: "strict", timeoutMs: 2000 }))
+			readConfig("/p", {}, files({ policy: "permissive", timeoutMs: 1000 }, { policy: "strict", timeoutMs: 500 }))
 				.config,
-		).toMatchObject({ policy: "strict", timeoutMs: 2000 });
+		).toMatchObject({ policy: "strict", timeoutMs: 500 });
 		expect(readConfig("/p", { PI_FORGE_POLICY: "prompt" }, files({ policy: "strict" })).config.policy).toBe("prompt");
+		expect(readConfig("/p", { PI_FORGE_TIMEOUT_MS: "3000" }, files({ timeoutMs: 2000 })).config.timeoutMs).toBe(3000);
 		expect(readConfig("/p", { PI_FORGE_TIMEOUT_MS: "3000" }, files({}, { timeoutMs: 2000 })).config.timeoutMs).toBe(
-			3000,
+			2000,
 		);
+		expect(readConfig("/p", {}, files({}, { pinned: ["a"] })).config.pinned).toEqual(["a"]);
+	});
+
+	it("the project file may only lower a limit: a higher one is ignored, saying where to set it", () => {
+		const agent = { PI_CODING_AGENT_DIR: "/agent" };
+		const limits = {
+			timeoutMs: ["PI_FORGE_TIMEOUT_MS", 30_000],
+			maxMemoryMb: ["PI_FORGE_MAX_MEMORY_MB", 512],
+			quarantineAfter: ["PI_FORGE_QUARANTINE_AFTER", 5],
+			historyLimit: ["PI_FORGE_HISTORY_LIMIT", 50],
+			activeLimit: ["PI_FORGE_ACTIVE_LIMIT", 12],
+			activeChars: ["PI_FORGE_ACTIVE_CHARS", 1600],
+		} as const;
+		for (const [key, [variable, fallback]] of Object.entries(limits)) {
+			const higher = readConfig("/p", agent, files(undefined, { [key]: fallback * 10 }));
+			expect(higher.config[key as keyof typeof limits], key).toBe(fallback);
+			expect(higher.problems).toEqual([
+				{
+					origin: { file: "/p/.pi/forge/config.json", key },
+					message: `/p/.pi/forge/config.json: "${key}": ${fallback * 10} is higher than your limit (${fallback}, from the default); a project's config file may only lower a limit, so it is ignored. To use ${fallback * 10}, set ${variable}=${fallback * 10} or "${key}": ${fallback * 10} in /agent/forge/config.json.`,
+				},
+			]);
+			// Higher than the user's global file and the environment too; lower than any of them applies, silently.
+			const global = readConfig("/p", agent, files({ [key]: 2 }, { [key]: 3 }));
+			expect(global.config[key as keyof typeof limits], key).toBe(2);
+			expect(global.problems[0].message).toContain(
+				`"${key}": 3 is higher than your limit (2, from /agent/forge/config.json: "${key}": 2)`,
+			);
+			const fromEnv = readConfig("/p", { ...agent, [variable]: "2" }, files(undefined, { [key]: 3 }));
+			expect(fromEnv.config[key as keyof typeof limits], key).toBe(2);
+			expect(fromEnv.problems[0].message).toContain(`higher than your limit (2, from ${variable}=2)`);
+			const lower = readConfig("/p", { ...agent, [variable]: "3" }, files({ [key]: 4 }, { [key]: 1 }));
+			expect(lower.config[key as keyof typeof limits], key).toBe(1);
+			expect(lower.problems, key).toEqual([]);
+			expect(readConfig("/p", agent, files(undefined, { [key]: fallback })).problems).toEqual([]);
+		}
 	});
 
 	it("the project file may only tighten the policy: a looser one is ignored, saying where to set it", () => {
@@ -284,14 +321,22 @@ describe("config files", () => {
 		}
 	});
 
-	it("a bad file value overridden by the environment is not the one in effect, so it is not reported", () => {
+	it("a bad global value overridden by the environment is not the one in effect, so it is not reported", () => {
+		const { config, problems } = readConfig("/p", { PI_FORGE_TIMEOUT_MS: "3000" }, files({ timeoutMs: 0 }));
+		expect(config.timeoutMs).toBe(3000);
+		expect(problems).toEqual([]);
+	});
+
+	it("a bad project limit is reported and the user's value kept, even the environment's", () => {
 		const { config, problems } = readConfig(
 			"/p",
 			{ PI_FORGE_TIMEOUT_MS: "3000" },
 			files(undefined, { timeoutMs: 0 }),
 		);
 		expect(config.timeoutMs).toBe(3000);
-		expect(problems).toEqual([]);
+		expect(problems.map((p) => p.message)).toEqual([
+			'/p/.pi/forge/config.json: "timeoutMs": 0 is not a positive integer up to 2147483647; using 3000',
+		]);
 	});
 
 	it("a mistyped project policy tightens even the environment's: a typo never weakens", () => {
