@@ -3,7 +3,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
+import { type ConfigFile, type FileKey, readFileSettings } from "./config-file.ts";
+import type { ConfigProblem, ForgeConfig, ForgePolicy, UntrustedWhy } from "./contract/config.ts";
 import { safeEnvironment } from "./policy/capability.ts";
 import {
 	compareLimit,
@@ -14,7 +15,8 @@ import {
 } from "./policy/project-limits.ts";
 import { sensitiveEnvValues } from "./security/redact.ts";
 
-export type { ConfigProblem, ForgeConfig, ForgePolicy } from "./contract/config.ts";
+export type { ConfigFile } from "./config-file.ts";
+export type { ConfigProblem, ForgeConfig, ForgePolicy, UntrustedWhy } from "./contract/config.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;
@@ -26,28 +28,6 @@ export const DEFAULT_ACTIVE_CHARS = 1_600;
 /** Node's timers cap a delay at 2^31-1 ms; a larger deadline would fire at once. */
 const MAX_SETTING = 2 ** 31 - 1;
 const POLICIES: readonly ForgePolicy[] = ["strict", "prompt", "permissive"];
-
-/**
- * A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). The
- * project's file is the one at `<cwd>/.pi/forge/config.json`: its policy and its limits may only tighten the user's.
- */
-export interface ConfigFile {
-	path: string;
-	/** The file's text; undefined when there is no such file. */
-	text?: string;
-}
-
-const FILE_KEYS = [
-	"policy",
-	"timeoutMs",
-	"maxMemoryMb",
-	"historyLimit",
-	"quarantineAfter",
-	"activeLimit",
-	"activeChars",
-	"pinned",
-] as const;
-type FileKey = (typeof FILE_KEYS)[number];
 
 /** A raw value and where it came from. */
 interface Setting {
@@ -62,9 +42,13 @@ function describe({ raw, origin }: Setting): string {
 		: `${origin.file}: "${origin.key}": ${JSON.stringify(raw)}`;
 }
 
-/** Whether pi trusts the project (its `isProjectTrusted()`; pi's legacy line has no trust and counts as trusted). */
+/**
+ * Whether the project is trusted (pi's `isProjectTrusted()` and, where pi did not ask, more: pi/forge-trust.ts; pi's
+ * legacy line has no trust and counts as trusted), and if not, why.
+ */
 export interface TrustOptions {
 	projectTrusted?: boolean;
+	untrustedWhy?: UntrustedWhy;
 }
 
 /**
@@ -83,7 +67,7 @@ export function readConfig(
 	env: Record<string, string | undefined> = process.env,
 	files: ConfigFile[] = [],
 	processEnv: Record<string, string | undefined> = process.env,
-	{ projectTrusted = true }: TrustOptions = {},
+	{ projectTrusted = true, untrustedWhy = "pi" }: TrustOptions = {},
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const problems: ConfigProblem[] = [];
 	const dir = env.PI_FORGE_DIR?.trim();
@@ -92,7 +76,7 @@ export function readConfig(
 			? dir
 			: resolve(cwd, dir)
 		: join(cwd, ".pi", "forge", "extensions");
-	const agentDir = env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
+	const agentDir = agentDirOf(env);
 	const userToolboxDir = join(agentDir, "forge", "extensions");
 	const projectConfigFile = join(cwd, ".pi", "forge", "config.json");
 	// A folder PI_FORGE_DIR names is the user's choice; the project's own toolbox is used only in a trusted project.
@@ -215,6 +199,7 @@ export function readConfig(
 			...(sameFolder(toolboxDir, userToolboxDir) ? {} : { userToolboxDir }),
 			projectConfigFile,
 			projectTrusted,
+			...(projectTrusted ? {} : { untrustedWhy }),
 			...(withheld ? { withheldToolboxDir: projectToolboxDir } : {}),
 			safeEnv: safeEnvironment(processEnv),
 			secretValues: sensitiveEnvValues(processEnv),
@@ -225,35 +210,6 @@ export function readConfig(
 		},
 		problems,
 	};
-}
-
-/** The known settings of a file; an unreadable file or an unknown key is reported. */
-function readFileSettings(file: ConfigFile, problems: ConfigProblem[]): Partial<Record<FileKey, unknown>> {
-	if (file.text === undefined) return {};
-	let data: unknown;
-	try {
-		data = JSON.parse(file.text);
-	} catch (error) {
-		problems.push({
-			origin: { file: file.path },
-			message: `${file.path} is not valid JSON (${(error as Error).message}); ignored`,
-		});
-		return {};
-	}
-	if (typeof data !== "object" || data === null || Array.isArray(data)) {
-		problems.push({ origin: { file: file.path }, message: `${file.path} is not a JSON object of settings; ignored` });
-		return {};
-	}
-	const settings: Partial<Record<FileKey, unknown>> = {};
-	for (const [key, value] of Object.entries(data)) {
-		if ((FILE_KEYS as readonly string[]).includes(key)) settings[key as FileKey] = value;
-		else
-			problems.push({
-				origin: { file: file.path, key },
-				message: `${file.path}: unknown setting '${key}' (known: ${FILE_KEYS.join(", ")})`,
-			});
-	}
-	return settings;
 }
 
 function sameFolder(a: string, b: string): boolean {
@@ -267,6 +223,11 @@ function realOrSelf(path: string): string {
 	} catch {
 		return path;
 	}
+}
+
+/** pi's agent dir as Agent Forge reads it: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function agentDirOf(env: Record<string, string | undefined> = process.env): string {
+	return env.PI_CODING_AGENT_DIR?.trim() || join(homedir(), ".pi", "agent");
 }
 
 /** The configuration of pi's cwd, with both config files read from disk. */

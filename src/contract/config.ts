@@ -4,6 +4,13 @@
 
 export type ForgePolicy = "strict" | "prompt" | "permissive";
 
+/**
+ * Why a project's toolbox is left out: pi does not trust the project (`pi`); the person told pi not to trust it, though
+ * pi did not ask (`declined`); or pi did not ask and nothing else says the person trusts it (`not-asked`: the project's
+ * only pi folder is `.pi/forge`, and its toolbox was not made by this agent dir's Agent Forge).
+ */
+export type UntrustedWhy = "pi" | "declined" | "not-asked";
+
 export interface ForgeConfig {
 	/** The toolbox directory: `$PI_FORGE_DIR`, else `<cwd>/.pi/forge/extensions/`. */
 	toolboxDir: string;
@@ -62,6 +69,8 @@ export interface ForgeConfig {
 	projectTrusted?: boolean;
 	/** The project's toolbox that is not used because pi does not trust the project (`toolboxDir` is then the user's). */
 	withheldToolboxDir?: string;
+	/** Why an untrusted project's toolbox and config are left out (set when `projectTrusted` is false). */
+	untrustedWhy?: UntrustedWhy;
 	/**
 	 * The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get.
 	 */

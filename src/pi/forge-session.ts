@@ -1,6 +1,6 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { type ConfigProblem, loadConfig } from "../config.ts";
+import { agentDirOf, type ConfigProblem, loadConfig } from "../config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
@@ -9,15 +9,17 @@ import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolboxes } from "../toolbox/toolboxes.ts";
 import { type Composition, composingHost, type NestedCall } from "./compose.ts";
 import { createDirectTool } from "./direct-tool.ts";
+import { ForgeTrust, projectToolboxOf, type TrustAnswer } from "./forge-trust.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { answerNotOffered } from "./not-offered.ts";
 import { type NextOffer, notOfferedNote } from "./offer-text.ts";
 import { toPiError } from "./output.ts";
-import { answerUntrusted, isTrusted, showTrustStatus, startNote, untrustedToolError } from "./project-trust.ts";
+import { OwnToolboxes } from "./own-toolboxes.ts";
+import { answerUntrusted, showTrustStatus, startNote, untrustedToolError } from "./project-trust.ts";
 import { ForgeUi } from "./ui-controller.ts";
 
 export class ForgeSession {
-	private opened: { cwd: string; trusted: boolean; toolbox: Promise<Toolboxes> } | undefined;
+	private opened: { cwd: string; trusted: string; toolbox: Promise<Toolboxes> } | undefined;
 	/** The toolbox once opened, with its grants and configuration (for /forge and autocompletion). */
 	current: OpenedToolbox | undefined;
 	readonly ui = new ForgeUi();
@@ -45,29 +47,37 @@ export class ForgeSession {
 	/** Problems with the configuration (bad environment values), to show once. */
 	configProblems: ConfigProblem[] = [];
 
-	/** Whether pi trusted the project at the last look (an untrusted project's toolbox and config are left alone). */
-	private trusted: boolean | undefined;
+	/** Whether the project was trusted at the last look (an untrusted project's toolbox and config are left alone). */
+	private trusted: TrustAnswer | undefined;
+	private readonly trust = new ForgeTrust();
 
 	/**
 	 * The toolboxes of `cwd` (the project's and the user's), opened once (at session start, or at the first tool call if pi never sent one).
 	 * If it cannot be opened the promise rejects with an error for the model, and the next call tries again.
 	 * A project pi comes to trust during the session is opened again, with its toolbox and config.
 	 */
-	toolbox(cwd: string, trusted = this.trusted ?? false): Promise<Toolboxes> {
-		this.trusted = trusted;
+	toolbox(cwd: string, trust: TrustAnswer = this.trusted ?? { trusted: false }): Promise<Toolboxes> {
+		this.trusted = trust;
+		const trusted = trust.trusted ? "trusted" : (trust.why ?? "pi");
 		if (this.opened?.cwd === cwd && this.opened.trusted === trusted) return this.opened.toolbox;
 		const previous = this.opened?.toolbox;
 		const toolbox = (async () => {
 			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolboxes;
-			const loaded = loadConfig(cwd, undefined, undefined, { projectTrusted: trusted });
+			const loaded = loadConfig(cwd, undefined, undefined, {
+				projectTrusted: trust.trusted,
+				untrustedWhy: trust.why,
+			});
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
 				const opened = await openToolbox(loaded, { verify: "background" });
+				// A project toolbox this open made is this agent dir's own: it is trusted at the next start too.
+				if (trust.record && opened.config.toolboxDir === projectToolboxOf(cwd))
+					new OwnToolboxes(opened.config.forgeHome).add(cwd, opened.config.toolboxDir);
 				// Said at the start where the project has a forge folder of its own (a toolbox or a config file).
-				const trust = startNote(opened.config);
-				this.configProblems = trust ? [...opened.problems, trust] : opened.problems;
+				const note = startNote(opened.config);
+				this.configProblems = note ? [...opened.problems, note] : opened.problems;
 				opened.runner.warm();
 				void opened.runner.sandbox().then((sandbox) => this.ui.setSandbox(sandbox));
 				box = opened.toolboxes;
@@ -109,7 +119,8 @@ export class ForgeSession {
 	}
 
 	toolboxFor(ctx: ExtensionContext): Promise<Toolboxes> {
-		const toolbox = this.toolbox(ctx.cwd, isTrusted(ctx) ?? this.trusted ?? false);
+		const trust = this.trust.check(ctx, ctx.cwd, agentDirOf()) ?? this.trusted ?? { trusted: false };
+		const toolbox = this.toolbox(ctx.cwd, trust);
 		void toolbox.then((box) => showTrustStatus(ctx, box.config)).catch(() => undefined);
 		return toolbox;
 	}

@@ -1,15 +1,38 @@
-// pi's project trust, as Agent Forge honours it: in a project pi does not trust, the project's toolbox and its
-// .pi/forge/config.json are left alone (config.ts); this module says so to the model and the person, and knows which
-// of the project's tools are left out. pi's legacy line has no trust: every project there counts as trusted.
+// pi's project trust, as Agent Forge honours it: in a project not trusted (pi's answer, or where pi did not ask, no
+// explicit trust: forge-trust.ts), the project's toolbox and its .pi/forge/config.json are left alone (config.ts); this
+// module says so, and why, to the model and the person, and knows which of the project's tools are left out. pi's
+// legacy line has no trust: every project there counts as trusted.
 import { existsSync, readdirSync } from "node:fs";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { ConfigProblem, ForgeConfig } from "../contract/config.ts";
+import type { ConfigProblem, ForgeConfig, UntrustedWhy } from "../contract/config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { piNotFound } from "./offer-text.ts";
 
 /** How a person makes pi trust the project. */
 export const HOW_TO_TRUST =
 	"To trust it: start pi with --approve (-a) for one session, or use /trust in pi (saved for later sessions) and restart pi.";
+
+/** How a person trusts a project pi did not ask about: /trust is then taken up at the next call, without a restart. */
+export const HOW_TO_TRUST_UNASKED =
+	"To trust it: start pi with --approve (-a) for one session, or use /trust in pi (saved for later sessions; Agent Forge takes it up from the next call).";
+
+type Why = Pick<ForgeConfig, "untrustedWhy">;
+
+/** Why the project's toolbox is left out, as a clause: "pi does not trust this project". */
+export function whyUntrusted(config: Why): string {
+	const why: UntrustedWhy = config.untrustedWhy ?? "pi";
+	if (why === "declined") return "you told pi not to trust this project (a saved decision; pi did not ask this time)";
+	if (why === "not-asked")
+		return "you have not trusted this project and its toolbox was not made by your Agent Forge (pi did not ask: the project has no pi settings or extensions, only .pi/forge)";
+	return "pi does not trust this project";
+}
+
+/** How to trust the project, for the reason it is not trusted. */
+export const howToTrust = (config: Why): string =>
+	(config.untrustedWhy ?? "pi") === "pi" ? HOW_TO_TRUST : HOW_TO_TRUST_UNASKED;
+
+/** A clause as the start of a sentence ("pi" keeps its small letter). */
+const capital = (text: string) => (text.startsWith("pi ") ? text : text[0].toUpperCase() + text.slice(1));
 
 /**
  * Whether pi trusts `ctx`'s project: its `isProjectTrusted()`; a pi without it (the legacy line) trusts every one.
@@ -40,18 +63,18 @@ export function withheldTools(config: Pick<ForgeConfig, "withheldToolboxDir">): 
 
 /** What the person reads in /forge and at the start: which toolbox is left out, what still works, how to trust. */
 export function untrustedNote(
-	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile" | "untrustedWhy">,
 ): string | undefined {
 	const dir = config.withheldToolboxDir;
 	if (!dir) return undefined;
 	const tools = withheldTools(config);
 	const held = tools.length ? ` (${tools.length} tool${tools.length === 1 ? "" : "s"}: ${listed(tools)})` : "";
-	return `pi does not trust this project: Agent Forge leaves its toolbox ${dir}${held} alone — its tools are neither offered nor run — and does not read ${config.projectConfigFile}. The user toolbox works as usual. ${HOW_TO_TRUST}`;
+	return `${whyUntrusted(config)}: Agent Forge leaves its toolbox ${dir}${held} alone — its tools are neither offered nor run — and does not read ${config.projectConfigFile}. The user toolbox works as usual. ${howToTrust(config)}`;
 }
 
 /** The start report's note in an untrusted project that has a forge folder of its own; none in any other project. */
 export function startNote(
-	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "projectConfigFile" | "untrustedWhy">,
 ): ConfigProblem | undefined {
 	const note = untrustedNote(config);
 	const dir = config.withheldToolboxDir;
@@ -61,33 +84,35 @@ export function startNote(
 
 /** Where forge_tool says a tool went in an untrusted project: the user toolbox, the only one there. */
 export function untrustedForgeScope(
-	config: Pick<ForgeConfig, "withheldToolboxDir" | "toolboxDir">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "toolboxDir" | "untrustedWhy">,
 ): string | undefined {
 	if (!config.withheldToolboxDir) return undefined;
-	return `Scope: the user toolbox (${config.toolboxDir}): every project sees it. pi does not trust this project, so its own toolbox is left out.`;
+	return `Scope: the user toolbox (${config.toolboxDir}): every project sees it. ${capital(whyUntrusted(config))}, so its own toolbox is left out.`;
 }
 
 /** What list_forge adds for the model in an untrusted project: only the user toolbox is listed, and why. */
-export function untrustedListingNote(config: Pick<ForgeConfig, "withheldToolboxDir">): string | undefined {
+export function untrustedListingNote(
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "untrustedWhy">,
+): string | undefined {
 	if (!config.withheldToolboxDir) return undefined;
 	const tools = withheldTools(config);
 	const held = tools.length
 		? ` Its ${tools.length} tool${tools.length === 1 ? "" : "s"} (${listed(tools)}) cannot be run here.`
 		: "";
-	return `Note: pi does not trust this project, so these are the user toolbox's tools only; the project's own toolbox is left out.${held} forge_tool works here with scope "user" only. To use the project's tools, ask the user to trust the project. ${HOW_TO_TRUST}`;
+	return `Note: ${whyUntrusted(config)}, so these are the user toolbox's tools only; the project's own toolbox is left out.${held} forge_tool works here with scope "user" only. To use the project's tools, ask the user to trust the project. ${howToTrust(config)}`;
 }
 
 /** The model called a tool of the left-out project toolbox (and the user toolbox has none of that name). */
 export function untrustedToolError(
 	name: string,
-	config: Pick<ForgeConfig, "withheldToolboxDir">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "untrustedWhy">,
 ): ForgeError | undefined {
 	if (!withheldTools(config).includes(name)) return undefined;
 	return new ForgeError(
 		"permission",
-		`'${name}' is a tool of this project's toolbox (${config.withheldToolboxDir}), and pi does not trust this project: Agent Forge does not run its tools.`,
+		`'${name}' is a tool of this project's toolbox (${config.withheldToolboxDir}), and ${whyUntrusted(config)}: Agent Forge does not run its tools.`,
 		{
-			hint: `Do not retry: ask the user whether to trust the project. ${HOW_TO_TRUST} Tools forged with scope "user" (the user toolbox) work here.`,
+			hint: `Do not retry: ask the user whether to trust the project. ${howToTrust(config)} Tools forged with scope "user" (the user toolbox) work here.`,
 		},
 	);
 }
@@ -98,7 +123,7 @@ export function untrustedToolError(
  */
 export function answerUntrusted<M>(
 	messages: M[],
-	config: Pick<ForgeConfig, "withheldToolboxDir">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "untrustedWhy">,
 	format: (error: ForgeError) => string,
 ): M[] {
 	if (!config.withheldToolboxDir) return messages;
@@ -122,7 +147,7 @@ export function answerUntrusted<M>(
  */
 export function forgeScope(
 	requested: unknown,
-	config: Pick<ForgeConfig, "withheldToolboxDir">,
+	config: Pick<ForgeConfig, "withheldToolboxDir" | "untrustedWhy">,
 ): { ok: true; scope: unknown } | { ok: false; error: ForgeError } {
 	if (!config.withheldToolboxDir) return { ok: true, scope: requested ?? "project" };
 	if (requested === "user") return { ok: true, scope: "project" };
@@ -130,9 +155,9 @@ export function forgeScope(
 		ok: false,
 		error: new ForgeError(
 			"permission",
-			`pi does not trust this project, so Agent Forge does not forge into its toolbox (${config.withheldToolboxDir}): nothing was forged.`,
+			`${capital(whyUntrusted(config))}, so Agent Forge does not forge into its toolbox (${config.withheldToolboxDir}): nothing was forged.`,
 			{
-				hint: `To forge into the user toolbox instead (every project sees it), call forge_tool again with the same arguments and scope "user". To forge into the project's toolbox, ask the user to trust the project. ${HOW_TO_TRUST}`,
+				hint: `To forge into the user toolbox instead (every project sees it), call forge_tool again with the same arguments and scope "user". To forge into the project's toolbox, ask the user to trust the project. ${howToTrust(config)}`,
 			},
 		),
 	};

@@ -1,56 +1,16 @@
 // pi's project trust through the real pi command line in json mode (no UI, so a project that asks for trust stays
 // untrusted unless --approve): a cloned repository carrying its own forged tool and a permissive .pi/forge/config.json.
 // Untrusted (current line): the project's toolbox is neither offered nor run, its config is not read, the user
-// toolbox works. Trusted, and on the legacy line (no trust API): the project's config may only tighten the policy.
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, realpath, writeFile } from "node:fs/promises";
+// toolbox works. Trusted (--approve), and on the legacy line (no trust API): the project's config may only tighten the
+// policy.
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { clonedRepository, READ_TEXT, forgeWarnings as warnings } from "../helpers/cloned-repository.ts";
 import { runPiJson } from "../helpers/pi-cli.ts";
 import { makeTempDir, type PiHarness, startPi } from "../helpers/pi-harness.ts";
 import { PI_LINE } from "../helpers/pi-line.ts";
-
-/** A file outside the project every system has: the repository's tool reads it. */
-const OUTSIDE = "/etc/hosts";
-const READER = {
-	name: "repo-reader",
-	description: "Reads a file outside the project.",
-	parametersSchema: { type: "object", properties: {} },
-	logic: `import { readFileSync } from "node:fs";\nreturn "read outside: " + readFileSync(${JSON.stringify(OUTSIDE)}, "utf8").length;`,
-};
-const READ_TEXT = `read outside: ${readFileSync(OUTSIDE, "utf8").length}`;
-
-/**
- * A repository as it was cloned: its author forged 'repo-reader' into it (in their own agent dir), and it carries a
- * permissive forge config; `asksTrust` adds pi settings and a pi extension, which make pi ask for trust.
- */
-async function clonedRepository(asksTrust: boolean) {
-	const root = await realpath(await makeTempDir("forge-trust"));
-	const cwd = join(root, "repo");
-	await Promise.all([cwd, join(root, "author")].map((dir) => mkdir(dir)));
-	const author = await runPiJson({
-		cwd,
-		agentDir: join(root, "author"),
-		prompts: ["forge it"],
-		script: [{ calls: [{ name: "forge_tool", args: READER }] }, { text: "done" }],
-	});
-	expect(
-		author.ends.map((e) => [e.tool, e.isError]),
-		author.stderr,
-	).toEqual([["forge_tool", false]]);
-	await writeFile(join(cwd, ".pi", "forge", "config.json"), JSON.stringify({ policy: "permissive" }));
-	if (asksTrust) {
-		await mkdir(join(cwd, ".pi", "extensions"));
-		await writeFile(join(cwd, ".pi", "settings.json"), "{}");
-		await writeFile(
-			join(cwd, ".pi", "extensions", "marker.ts"),
-			`import { writeFileSync } from "node:fs";\nexport default function () { writeFileSync(${JSON.stringify(join(root, "extension-ran"))}, "x"); }\n`,
-		);
-	}
-	const agentDir = join(root, "agent");
-	await mkdir(join(agentDir, "forge"), { recursive: true });
-	return { root, cwd, agentDir, extensionRan: () => existsSync(join(root, "extension-ran")) };
-}
 
 const INDEX = join(import.meta.dirname, "..", "..", "index.ts");
 const NOTES_READER = {
@@ -65,8 +25,6 @@ afterEach(async () => {
 	await pi?.dispose();
 	pi = undefined;
 });
-
-const warnings = (stderr: string) => stderr.split("\n").filter((line) => line.startsWith("Agent Forge:"));
 
 if (PI_LINE === "current") {
 	describe("an untrusted project (current line)", () => {
@@ -133,13 +91,14 @@ if (PI_LINE === "current") {
 		it("trust given during the session (in-process pi): its tool is refused, then runs from the next call", async () => {
 			const cwd = await makeTempDir("forge-trust-session");
 			await writeFile(join(cwd, "notes.txt"), "hello");
-			// The project's author forged the tool (a trusted session).
-			pi = await startPi({ extensionPaths: [INDEX], cwd });
+			// The person forged the tool into the project (a trusted session, the same agent dir as below).
+			const agentDir = await makeTempDir("forge-trust-session-agent");
+			pi = await startPi({ extensionPaths: [INDEX], cwd, agentDir });
 			const forged = await pi.run("forge", [[{ name: "forge_tool", args: NOTES_READER }], { text: "done" }]);
 			expect(forged.toolEvents.map((e) => [e.toolName, e.isError])).toEqual([["forge_tool", false]]);
 			await pi.dispose();
 
-			pi = await startPi({ extensionPaths: [INDEX], cwd, projectTrusted: false });
+			pi = await startPi({ extensionPaths: [INDEX], cwd, agentDir, projectTrusted: false });
 			const use = [[{ name: "use_forge_tool", args: { name: NOTES_READER.name, args: {} } }], { text: "done" }];
 			const refused = await pi.run("use it", use);
 			expect(refused.toolEvents[0]).toMatchObject({ toolName: "use_forge_tool", isError: true });
@@ -178,15 +137,17 @@ if (PI_LINE === "current") {
 }
 
 describe(`a project's config may only tighten the policy (${PI_LINE} line)`, () => {
+	// The current line opens a toolbox made elsewhere only on explicit trust (project-trust-unasked-pi.test.ts).
 	const use = (repo: Awaited<ReturnType<typeof clonedRepository>>) =>
 		runPiJson({
 			cwd: repo.cwd,
 			agentDir: repo.agentDir,
+			args: PI_LINE === "current" ? ["--approve"] : [],
 			prompts: ["use the repository's tool"],
 			script: [{ calls: [{ name: "use_forge_tool", args: { name: "repo-reader", args: {} } }] }, { text: "done" }],
 		});
 
-	it("a project pi does not ask about (only .pi/forge): its permissive config is ignored and the read refused", async () => {
+	it("a trusted project whose only pi folder is .pi/forge: its permissive config is ignored and the read refused", async () => {
 		const repo = await clonedRepository(false);
 		const run = await use(repo);
 		expect(run.code, run.stderr).toBe(0);

@@ -259,10 +259,15 @@ describe("config files", () => {
 			timeoutMs: 1000,
 			pinned: [],
 			projectTrusted: false,
+			untrustedWhy: "pi",
 			toolboxDir: join("/agent", "forge", "extensions"),
 			withheldToolboxDir: join("/p", ".pi", "forge", "extensions"),
 		});
 		expect(config.userToolboxDir).toBeUndefined();
+		expect(
+			readConfig("/p", agent, [], {}, { projectTrusted: false, untrustedWhy: "not-asked" }).config,
+		).toMatchObject({ projectTrusted: false, untrustedWhy: "not-asked" });
+		expect(readConfig("/p", agent, [], {}, { untrustedWhy: "not-asked" }).config.untrustedWhy).toBeUndefined();
 		const chosen = readConfig("/p", { ...agent, PI_FORGE_DIR: "/mine" }, [], {}, untrusted).config;
 		expect(chosen).toMatchObject({ toolboxDir: "/mine", userToolboxDir: join("/agent", "forge", "extensions") });
 		expect(chosen.withheldToolboxDir).toBeUndefined();

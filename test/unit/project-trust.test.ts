@@ -7,12 +7,15 @@ import { describe, expect, it } from "vitest";
 import {
 	answerUntrusted,
 	forgeScope,
+	HOW_TO_TRUST,
+	HOW_TO_TRUST_UNASKED,
 	isTrusted,
 	startNote,
 	untrustedForgeScope,
 	untrustedListingNote,
 	untrustedNote,
 	untrustedToolError,
+	whyUntrusted,
 	withheldTools,
 } from "../../src/pi/project-trust.ts";
 
@@ -114,6 +117,42 @@ describe("an untrusted project's toolbox", () => {
 		expect(untrustedForgeScope({ toolboxDir: "/p/.pi/forge/extensions" })).toBeUndefined();
 		expect(untrustedNote({ projectConfigFile: "/p/.pi/forge/config.json" })).toBeUndefined();
 		expect(untrustedListingNote({})).toBeUndefined();
+	});
+
+	it("every note says why the toolbox is left out and how to trust the project, for each reason", async () => {
+		const base = await untrustedProject();
+		const cases = [
+			[undefined, "pi does not trust this project", HOW_TO_TRUST],
+			["pi", "pi does not trust this project", HOW_TO_TRUST],
+			["declined", "you told pi not to trust this project", HOW_TO_TRUST_UNASKED],
+			[
+				"not-asked",
+				"you have not trusted this project and its toolbox was not made by your Agent Forge",
+				HOW_TO_TRUST_UNASKED,
+			],
+		] as const;
+		for (const [untrustedWhy, why, how] of cases) {
+			const config = { ...base, untrustedWhy, toolboxDir: "/agent/forge/extensions" };
+			expect(whyUntrusted(config)).toContain(why);
+			for (const text of [
+				untrustedNote(config),
+				untrustedListingNote(config),
+				untrustedToolError("repo-reader", config)?.message,
+				untrustedForgeScope(config),
+			])
+				expect(text?.toLowerCase(), `${untrustedWhy}: ${text}`).toContain(why.toLowerCase());
+			for (const text of [
+				untrustedNote(config),
+				untrustedListingNote(config),
+				untrustedToolError("repo-reader", config)?.details.hint,
+			])
+				expect(text, `${untrustedWhy}: ${text}`).toContain(how);
+			const refused = forgeScope(undefined, config);
+			expect(refused.ok).toBe(false);
+			if (!refused.ok) expect(refused.error.message.toLowerCase()).toContain(why.toLowerCase());
+		}
+		expect(HOW_TO_TRUST_UNASKED).toContain("/trust");
+		expect(HOW_TO_TRUST_UNASKED).toContain("--approve");
 	});
 
 	it("the start says nothing in an untrusted project with no forge folder of its own", async () => {
