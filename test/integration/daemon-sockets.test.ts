@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DAEMON_SOCKETS, daemonSockets } from "../../src/run/isolated/parent/command-sandbox.ts";
 import { bwrapArgs, detectSandbox } from "../../src/run/isolated/parent/os-sandbox.ts";
+import { DAEMON_SOCKETS, daemonSockets } from "../../src/run/isolated/parent/system-sockets.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "forge-daemon-")));
 const socket = join(dir, "docker.sock");

@@ -5,8 +5,9 @@
 // location that does not exist yet held by an empty read-only folder, so the command cannot create it (`.git`,
 // `.claude`, `AGENTS.md`). Those placeholders are made by bubblewrap in the real folder while the command runs and
 // removed when the last command that holds them ends (placeholders.ts); one whose folder is absent too
-// (`.vscode/tasks.json`) cannot be held, and is removed after the command if it made it.
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+// (`.vscode/tasks.json`) cannot be held, and is removed after the command if it made it. No socket outside its
+// writable folders is reachable: each found is replaced by /dev/null (system-sockets.ts).
+import { lstatSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { visibleIn } from "./command-visible.ts";
@@ -15,6 +16,7 @@ import { isInside } from "./paths.ts";
 import { holdPlaceholders, isHeld, releasePlaceholders } from "./placeholders.ts";
 import { removeAnchored } from "./protected-scan.ts";
 import { sharedTempDirs } from "./shared-dirs.ts";
+import { DAEMON_SOCKETS, NOT_WALKED, SOCKET_TREES, systemSocketIndex } from "./system-sockets.ts";
 
 export interface CommandView {
 	/** Real paths: the project and the temp dir. */
@@ -34,32 +36,8 @@ export interface CommandView {
 	nested?: readonly string[];
 	/** Where this pi records the placeholders it holds (a folder no tool can write), for a start after a hard kill. */
 	recordDir?: string;
-}
-
-/**
- * The sockets of daemons that act as root for whoever may connect (docker, containerd, podman, CRI-O, libvirt): a
- * command a tool was granted does not reach them, whatever its arguments (`curl --unix-socket /run/docker.sock`).
- */
-export const DAEMON_SOCKETS = [
-	"/run/docker.sock",
-	"/var/run/docker.sock",
-	"/run/containerd/containerd.sock",
-	"/run/podman/podman.sock",
-	"/run/crio/crio.sock",
-	"/var/run/libvirt/libvirt-sock",
-];
-
-/** The daemon sockets there are here, by their real paths (`/var/run` is usually a link to `/run`). */
-export function daemonSockets(candidates: readonly string[] = DAEMON_SOCKETS): string[] {
-	const found = new Set<string>();
-	for (const path of candidates) {
-		try {
-			if (lstatSync(path).isSocket() || lstatSync(realpathSync(path)).isSocket()) found.add(realpathSync(path));
-		} catch {
-			// not there
-		}
-	}
-	return [...found];
+	/** Whether the sockets outside the writable folders are found, to be nulled (bubblewrap; Seatbelt denies by rule). */
+	nullSockets?: boolean;
 }
 
 /** Credentials kept in a folder a PATH entry brings back into view (`~/.cargo` for `~/.cargo/bin`): masked there. */
@@ -99,7 +77,15 @@ export function commandSandbox(view: CommandView): { spec: SandboxSpec; release(
 		network: view.network,
 		...(hidden.length ? { hidden, visible } : {}),
 		placeholders: held,
-		nulled: daemonSockets(),
+		nulled:
+			view.nullSockets === false
+				? []
+				: systemSocketIndex.find({
+						roots: [...SOCKET_TREES, ...visible],
+						skip: [...hidden, ...NOT_WALKED],
+						writable: view.writable,
+						named: DAEMON_SOCKETS,
+					}).sockets,
 		masked: maskedFolders(
 			[...view.unreadable, ...visible.flatMap((dir) => CREDENTIALS.map((name) => join(dir, name))).filter(exists)],
 			hideHome ? home : undefined,

@@ -79,6 +79,7 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 					nested: before ? [...before.paths] : [],
 					// Seatbelt makes no placeholder on disk: nothing to record for a start after a hard kill to remove.
 					...(setting.recordDir && sandbox.kind === "bubblewrap" ? { recordDir: setting.recordDir } : {}),
+					nullSockets: sandbox.kind === "bubblewrap",
 				})
 			: undefined;
 	const shellLine = [request.file, ...request.args].join(" ");

@@ -46,7 +46,7 @@ export interface SandboxSpec {
 	placeholders?: string[];
 	/** Folders shown read-only with only `keep` of their entries (the rest, files no tool may read, are not there). */
 	masked?: { dir: string; keep: string[] }[];
-	/** Sockets replaced by /dev/null (nothing to connect to): the system's container and VM daemons. */
+	/** Sockets replaced by /dev/null (nothing to connect to): those outside the writable folders (system-sockets.ts). */
 	nulled?: string[];
 	/** Protected names denied at any depth in the writable folders: by name on macOS; bubblewrap has no such rule. */
 	protectedNames?: SeatbeltNames;

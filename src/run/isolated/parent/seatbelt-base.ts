@@ -134,3 +134,20 @@ export function networkRules(network: boolean): string[] {
 		")",
 	];
 }
+
+/** The socket macOS's resolver library asks for names through. */
+export const MDNS_SOCKET = "/private/var/run/mDNSResponder";
+
+/**
+ * With the network, the unix sockets a command may connect to: those in its writable folders (given as SBPL strings)
+ * and the resolver's, not the daemons' elsewhere (a root daemon's, the user's agents'). Without the network the
+ * default denies them all.
+ */
+export function unixSocketRules(network: boolean, writable: readonly string[]): string[] {
+	if (!network) return [];
+	const allowed = [...writable.map((dir) => `(subpath ${dir})`), `(path-literal "${MDNS_SOCKET}")`];
+	return [
+		"(deny network-outbound (remote unix-socket))",
+		`(allow network-outbound\n${allowed.map((path) => `  (remote unix-socket ${path})`).join("\n")})`,
+	];
+}

@@ -7,6 +7,7 @@
 // deny regexes with a `(/|$)` tail, the directory metadata rule, the base profile) come from
 // @anthropic-ai/sandbox-runtime's macos-sandbox-utils.js (Apache-2.0); its macOS side is a manager with proxies, so
 // this generator is written here instead of depending on it.
+// With the network, unix sockets are reached only in the writable folders (and mDNSResponder's, for names).
 // What SBPL cannot do: put other bytes at a path (bubblewrap's pinned programs) — a pinned path is made unwritable
 // instead, so the command cannot rewrite it; the check of its content before the start stays pi's.
 import { spawn } from "node:child_process";
@@ -15,7 +16,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import type { SandboxSpec } from "./os-sandbox.ts";
 import { isInside, real } from "./paths.ts";
-import { networkRules, SEATBELT_BASE } from "./seatbelt-base.ts";
+import { networkRules, SEATBELT_BASE, unixSocketRules } from "./seatbelt-base.ts";
 
 export const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
@@ -47,7 +48,12 @@ export function seatbeltProfile(spec: SeatbeltSpec, facts: SeatbeltFacts = defau
 	const hidden = (spec.hidden ?? []).map(at);
 	const masked = (spec.masked ?? []).map(({ dir, keep }) => ({ dir: at(dir), keep: keep.map(at) }));
 	const pinned = (spec.pinned ?? []).map(({ path }) => at(path));
-	const lines = [...SEATBELT_BASE, ...networkRules(spec.network), "(allow file-read*)"];
+	const lines = [
+		...SEATBELT_BASE,
+		...networkRules(spec.network),
+		...unixSocketRules(spec.network, writable.map(string)),
+	];
+	lines.push("(allow file-read*)");
 	if (hidden.length) {
 		lines.push(
 			rule(
