@@ -16,9 +16,11 @@ const NET_TIMEOUT_MS = 30_000;
 export const FETCH_FAILED = "ERR_FORGE_FETCH_FAILED";
 const MAX_NET_BODY = 10 * 1024 * 1024;
 const MAX_REQUEST_HEADERS = 64 * 1024;
-/** Brokered requests running at once, over all tools (the others wait, within their own time bound). */
-const MAX_CONCURRENT = 8;
-const slots = new Slots(MAX_CONCURRENT);
+/** Brokered requests running at once, over all tools (the others wait, within their own time bound)… */
+export const MAX_CONCURRENT = 8;
+/** …of which one tool holds at most this many: another tool's request starts at once (net-slots.ts). */
+export const PER_TOOL = 6;
+const slots = new Slots(MAX_CONCURRENT, PER_TOOL);
 /** How often a running request looks whether its call has ended. */
 const ALIVE_POLL_MS = 100;
 
@@ -27,6 +29,8 @@ export interface NetOptions {
 	resolve: Resolve;
 	/** The bound on the whole request, from the lookup to the last byte of the body (default 30 s). */
 	timeoutMs?: number;
+	/** The tool the request is made for: each tool has its share of the slots (without one, requests share a queue). */
+	tool?: string;
 }
 
 /** Headers fetch sends when a request does not set them (some APIs refuse a request without a user agent). */
@@ -68,7 +72,7 @@ export async function makeRequest(request: NetRequest, alive: () => boolean, opt
 	poll.unref?.();
 	let release: (() => void) | undefined;
 	try {
-		release = await slots.take(stop.signal);
+		release = await slots.take(stop.signal, options.tool);
 		const addresses = await untilAborted(resolveTarget(url, options.resolve), stop.signal);
 		const response = await send(url, request.method, headers, body, addresses, stop.signal);
 		const payload = await readBody(response, request.method);
