@@ -1,8 +1,10 @@
 // The audit log: one JSON line per capability decision and per forged-tool call, appended in order, never fatal. Its
 // texts are stored with secrets redacted (a failed call's detail may carry a key), in a file only its owner reads.
-import { appendFile, chmod, mkdir, readFile, rename, stat } from "node:fs/promises";
+// The file is in the toolbox folder, which a cloned repository fills: a link at its place is never written through.
+import { lstat, mkdir, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { redactSecrets } from "../security/redact.ts";
+import { appendNoFollow, NotFollowed, readRegular } from "../store/safe-fs.ts";
 
 export interface AuditRecord {
 	at: string;
@@ -33,8 +35,6 @@ export class AuditLog {
 	private draining: Promise<void> | undefined;
 
 	private readonly secretValues: string[];
-	/** Whether the file's mode was made 0600 (a file made before it was may be readable by others). */
-	private private = false;
 	/** The file's size as last known (looked up at the first write). */
 	private size: number | undefined;
 
@@ -82,28 +82,26 @@ export class AuditLog {
 
 	private async write(text: string): Promise<void> {
 		const bytes = Buffer.byteLength(text);
-		this.size ??= await stat(this.file).then(
-			(stats) => stats.size,
+		this.size ??= await lstat(this.file).then(
+			(stats) => (stats.isFile() ? stats.size : 0),
 			() => 0,
 		);
 		if (this.size > 0 && this.size + bytes > MAX_AUDIT_BYTES) {
 			await rename(this.file, `${this.file}.1`).catch(() => undefined);
 			this.size = 0;
-			this.private = false;
 		}
 		this.size += bytes;
 		try {
-			await appendFile(this.file, text, { mode: FILE_MODE });
-			if (!this.private)
-				this.private = await chmod(this.file, FILE_MODE).then(
-					() => true,
-					() => false,
-				);
+			// Opened without following a link, its mode made 0600 on the handle (a file made before may be readable by others).
+			await appendNoFollow(this.file, text, FILE_MODE);
 		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "ENOENT") return;
+			const code = (error as NodeJS.ErrnoException).code;
 			try {
-				await mkdir(dirname(this.file), { recursive: true });
-				await appendFile(this.file, text, { mode: FILE_MODE });
+				// A link at the log's place (a cloned repository's) is removed itself, never followed; the log starts afresh.
+				if (error instanceof NotFollowed) await unlink(this.file);
+				else if (code === "ENOENT") await mkdir(dirname(this.file), { recursive: true });
+				else return;
+				await appendNoFollow(this.file, text, FILE_MODE);
 			} catch {
 				// An audit line that cannot be written must not fail the tool call it describes.
 			}
@@ -127,7 +125,12 @@ function bounded(record: AuditRecord, secretValues: string[]): AuditRecord {
  * corrupt line is skipped.
  */
 export async function readAudit(file: string): Promise<AuditRecord[]> {
-	const text = (await readFile(`${file}.1`, "utf8").catch(() => "")) + (await readFile(file, "utf8").catch(() => ""));
+	const read = (path: string) =>
+		readRegular(path).then(
+			(text) => text ?? "",
+			() => "",
+		);
+	const text = (await read(`${file}.1`)) + (await read(file));
 	if (!text) return [];
 	const records: AuditRecord[] = [];
 	for (const line of text.split("\n")) {

@@ -3,16 +3,21 @@
 // the checks is ever written here, and tools cannot write the toolbox. An entry that also holds the module's shape (what
 // its preflight load found) proves a re-check of that very source needless: a re-check after a `git pull` skips it.
 // The folder is in the project, where anyone who can commit can put a file: each entry carries an HMAC-SHA256, under
-// the user's own key (cache-key.ts), of all it asserts, and one without a valid MAC is a miss (compiled afresh).
+// the user's own key (cache-key.ts), of all it asserts, and one without a valid MAC is a miss (compiled afresh). No
+// link in the way is followed: `.state` and `.state/compiled` must be real folders, and an entry a regular file.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { version as esbuildVersion } from "esbuild";
 import type { ModuleShape } from "../contract/module-shape.ts";
 import type { CompiledCode } from "../forge/transpile.ts";
 import type { CacheKey } from "./cache-key.ts";
+import { childPath, createNew, isRealDirectory, readRegular, realChildDir } from "./safe-fs.ts";
 
-export const CACHE_DIR = join(".state", "compiled");
+const STATE_DIR = ".state";
+export const CACHE_DIR = join(STATE_DIR, "compiled");
+/** A source's hash as the forge makes it: an entry's file is named after nothing else. */
+const HASH = /^(sha256-)?[0-9a-f]{64}$/;
 /** Bumped when the checks or the compile options change: an entry written under older rules must not skip the new ones. */
 const RULES_VERSION = 2;
 const SALT = `r${RULES_VERSION}-esbuild${esbuildVersion}`;
@@ -30,7 +35,7 @@ interface EntryBody {
 }
 
 export class CompileCache {
-	private made = false;
+	private made: string | undefined;
 
 	/** `key` is the user's (never from the project): without it nothing is read or written. */
 	constructor(
@@ -38,8 +43,18 @@ export class CompileCache {
 		private readonly key: Pick<CacheKey, "read" | "readOrCreate">,
 	) {}
 
-	private pathOf(hash: string): string {
-		return join(this.toolboxDir, CACHE_DIR, `${hash.replace(/^sha256-/, "")}-${SALT}.json`);
+	/** An entry's file name; undefined for a hash the forge does not make. */
+	private fileOf(hash: string): string | undefined {
+		return HASH.test(hash) ? `${hash.replace(/^sha256-/, "")}-${SALT}.json` : undefined;
+	}
+
+	/** The cache folder when `.state` and it are real folders (a link there is not followed: no entry is read). */
+	private async existingDir(): Promise<string | undefined> {
+		const state = join(this.toolboxDir, STATE_DIR);
+		const dir = join(this.toolboxDir, CACHE_DIR);
+		return (await isRealDirectory(this.toolboxDir)) && (await isRealDirectory(state)) && (await isRealDirectory(dir))
+			? dir
+			: undefined;
 	}
 
 	async get(hash: string): Promise<CompiledCode | undefined> {
@@ -49,8 +64,11 @@ export class CompileCache {
 	/** The compiled code of a source, and the shape its preflight load found when that was recorded with it. */
 	async getChecked(hash: string): Promise<{ code: CompiledCode; shape?: ModuleShape } | undefined> {
 		try {
-			const [key, text] = await Promise.all([this.key.read(), readFile(this.pathOf(hash), "utf8")]);
-			if (!key) return undefined;
+			const file = this.fileOf(hash);
+			const dir = file && (await this.existingDir());
+			if (!file || !dir) return undefined;
+			const [key, text] = await Promise.all([this.key.read(), readRegular(childPath(dir, file))]);
+			if (!key || text === undefined) return undefined;
 			const data = authentic(key, text);
 			if (data?.hash !== hash || data.salt !== SALT) return undefined;
 			if (typeof data.code !== "string" || typeof data.map !== "string") return undefined;
@@ -71,13 +89,12 @@ export class CompileCache {
 	/** Best effort: a cache that cannot be written only costs a compile next time. */
 	async put(hash: string, compiled: CompiledCode, shape?: ModuleShape): Promise<void> {
 		try {
-			const key = await this.key.readOrCreate();
-			if (!key) return;
-			const path = this.pathOf(hash);
-			if (!this.made) {
-				await mkdir(join(this.toolboxDir, CACHE_DIR), { recursive: true });
-				this.made = true;
-			}
+			const file = this.fileOf(hash);
+			const key = file && (await this.key.readOrCreate());
+			if (!file || !key) return;
+			if (!(await isRealDirectory(this.toolboxDir))) return;
+			this.made ??= await realChildDir(await realChildDir(this.toolboxDir, STATE_DIR), "compiled");
+			const path = childPath(this.made, file);
 			const body: EntryBody = {
 				hash,
 				salt: SALT,
@@ -87,11 +104,16 @@ export class CompileCache {
 			};
 			const json = JSON.stringify(body);
 			const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-			await writeFile(temp, `${macOf(key, json)}\n${json}`);
+			const handle = await createNew(temp);
+			try {
+				await handle.writeFile(`${macOf(key, json)}\n${json}`);
+			} finally {
+				await handle.close();
+			}
 			await rename(temp, path);
 		} catch {
-			// Ignored; the folder is made again next time, should it have gone.
-			this.made = false;
+			// Ignored; the folder is made (and checked) again next time, should it have gone.
+			this.made = undefined;
 		}
 	}
 }

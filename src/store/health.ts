@@ -1,10 +1,11 @@
 // Per-tool usage and health (calls, failures, last use, last error), kept in `.forge-health.json` beside the tools.
 // A last error is kept with its secrets redacted (a tool's thrown message may carry a key), in a file only its owner reads.
-import { readFile } from "node:fs/promises";
+// The file is in the toolbox folder, which a cloned repository fills: a link there is neither read nor written through.
 import { join } from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import type { ForgeErrorData } from "../contract/forge-error.ts";
+import { isForgeableName } from "../contract/names.ts";
 import { redactSecrets } from "../security/redact.ts";
+import { readRegular, writeAtomic } from "./safe-fs.ts";
 
 export interface ToolHealth {
 	calls: number;
@@ -32,10 +33,12 @@ export class HealthStore {
 
 	async load(): Promise<void> {
 		try {
-			const data = JSON.parse(await readFile(join(this.dir, HEALTH_FILE), "utf8")) as {
+			const data = JSON.parse((await readRegular(join(this.dir, HEALTH_FILE))) ?? "{}") as {
 				tools?: Record<string, ToolHealth>;
 			};
 			for (const [name, health] of Object.entries(data.tools ?? {})) {
+				// Only a name a tool could have is kept (the file is the repository's as much as the user's).
+				if (!isForgeableName(name) || typeof health !== "object" || health === null) continue;
 				// A file written before errors were redacted is redacted now, and written again.
 				const lastError = health.lastError && this.scrub(health.lastError);
 				if (lastError && JSON.stringify(lastError) !== JSON.stringify(health.lastError)) this.scheduleFlush();
@@ -112,7 +115,9 @@ export class HealthStore {
 		this.dirty = false;
 		const data = { tools: Object.fromEntries([...this.tools].sort(([a], [b]) => a.localeCompare(b))) };
 		try {
-			await writeFileAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`, {
+			// Renamed over the file: a link at its place is replaced, never written through.
+			await writeAtomic(join(this.dir, HEALTH_FILE), `${JSON.stringify(data, null, "\t")}\n`, {
+				durable: true,
 				mode: FILE_MODE,
 			});
 		} catch {

@@ -1,9 +1,21 @@
 // Every version of every tool, beside the contract's `.bak`: content-addressed files per tool in `.history/<name>/`
 // and an append-only index of events, pruned to a retention bound. History is a safety net: a failure to write it
-// never fails a forge.
-import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+// never fails a forge. The folders are in the toolbox, which a cloned repository fills: a link there is not followed,
+// a tool's folder is named only after a forgeable name, and a record names its files only by hex digests.
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "../contract/hash.ts";
+import { isForgeableName } from "../contract/names.ts";
+import {
+	appendNoFollow,
+	childPath,
+	createNew,
+	isRealDirectory,
+	readRegular,
+	realChildDir,
+	removeChild,
+	writeAtomic,
+} from "./safe-fs.ts";
 
 export const HISTORY_DIR = ".history";
 
@@ -27,6 +39,26 @@ export interface StoredVersion {
 }
 
 const INDEX = "index.jsonl";
+const DIGEST = /^[0-9a-f]{64}$/;
+const EVENTS: readonly string[] = ["forged", "edited", "rolled-back", "removed", "recovered", "imported"];
+
+/** Whether a line of an index is a record the forge could have written (its file names digests, nothing else). */
+function isEntry(value: unknown): value is HistoryEntry {
+	const entry = value as Partial<HistoryEntry> | null;
+	return (
+		typeof entry === "object" &&
+		entry !== null &&
+		typeof entry.version === "number" &&
+		typeof entry.at === "string" &&
+		typeof entry.event === "string" &&
+		EVENTS.includes(entry.event) &&
+		typeof entry.ts === "string" &&
+		DIGEST.test(entry.ts) &&
+		typeof entry.json === "string" &&
+		DIGEST.test(entry.json) &&
+		(entry.from === undefined || typeof entry.from === "number")
+	);
+}
 
 export class ToolHistory {
 	/** Folders made by this process (a re-check of 1,000 tools makes each once, not per record). */
@@ -40,7 +72,27 @@ export class ToolHistory {
 	) {}
 
 	private dirOf(name: string): string {
+		if (!isForgeableName(name)) throw new Error(`'${name.slice(0, 60)}' is not a tool name: it has no history`);
 		return join(this.toolboxDir, HISTORY_DIR, name);
+	}
+
+	/** A tool's history folder when it is there as a real folder (undefined when missing); a link there is refused. */
+	private async existingDir(name: string): Promise<string | undefined> {
+		const dir = this.dirOf(name);
+		const root = join(this.toolboxDir, HISTORY_DIR);
+		return (await isRealDirectory(this.toolboxDir)) && (await isRealDirectory(root)) && (await isRealDirectory(dir))
+			? dir
+			: undefined;
+	}
+
+	/** A tool's history folder, made when missing: `.history` and it are real folders, never links. */
+	private async madeDir(name: string): Promise<string> {
+		const dir = this.dirOf(name);
+		if (this.made.has(dir)) return dir;
+		if (!(await isRealDirectory(this.toolboxDir))) throw new Error(`${this.toolboxDir} is missing`);
+		await realChildDir(await realChildDir(this.toolboxDir, HISTORY_DIR), name);
+		this.made.add(dir);
+		return dir;
 	}
 
 	/**
@@ -77,11 +129,7 @@ export class ToolHistory {
 		from?: number,
 		known?: HistoryEntry[],
 	): Promise<void> {
-		const dir = this.dirOf(name);
-		if (!this.made.has(dir)) {
-			await mkdir(dir, { recursive: true });
-			this.made.add(dir);
-		}
+		const dir = await this.madeDir(name);
 		const entry: HistoryEntry = {
 			version,
 			event,
@@ -92,10 +140,10 @@ export class ToolHistory {
 		};
 		try {
 			await Promise.all([
-				writeOnce(join(dir, `${entry.ts}.ts`), source),
-				writeOnce(join(dir, `${entry.json}.json`), metaText),
+				writeOnce(childPath(dir, `${entry.ts}.ts`), source),
+				writeOnce(childPath(dir, `${entry.json}.json`), metaText),
 			]);
-			await appendFile(join(dir, INDEX), `${JSON.stringify(entry)}\n`);
+			await appendNoFollow(childPath(dir, INDEX), `${JSON.stringify(entry)}\n`, 0o644);
 		} catch (error) {
 			this.made.delete(dir);
 			throw error;
@@ -109,18 +157,31 @@ export class ToolHistory {
 		return this.readEntries(name);
 	}
 
+	/** The index's records; a line that is not one the forge could have written (a digest for each file) is skipped. */
 	private async readEntries(name: string): Promise<HistoryEntry[]> {
-		const text = await readFile(join(this.dirOf(name), INDEX), "utf8").catch(() => "");
-		return text
+		const dir = await this.existingDir(name).catch(() => undefined);
+		const text = dir ? await readRegular(join(dir, INDEX)).catch(() => undefined) : undefined;
+		return (text ?? "")
 			.split("\n")
 			.filter(Boolean)
 			.flatMap((line) => {
 				try {
-					return [JSON.parse(line) as HistoryEntry];
+					const entry: unknown = JSON.parse(line);
+					return isEntry(entry) ? [entry] : [];
 				} catch {
 					return [];
 				}
 			});
+	}
+
+	/** The two files of a record, when both are there as regular files. */
+	private async filesOf(name: string, entry: HistoryEntry): Promise<StoredVersion | undefined> {
+		const dir = this.dirOf(name);
+		const [source, metaText] = await Promise.all([
+			readRegular(childPath(dir, `${entry.ts}.ts`)),
+			readRegular(childPath(dir, `${entry.json}.json`)),
+		]);
+		return source === undefined || metaText === undefined ? undefined : { entry, source, metaText };
 	}
 
 	/** The newest stored event for `version` that still has its files. */
@@ -129,34 +190,20 @@ export class ToolHistory {
 			.filter((e) => e.version === version && e.event !== "removed")
 			.reverse();
 		for (const entry of candidates) {
-			try {
-				const dir = this.dirOf(name);
-				const [source, metaText] = await Promise.all([
-					readFile(join(dir, `${entry.ts}.ts`), "utf8"),
-					readFile(join(dir, `${entry.json}.json`), "utf8"),
-				]);
-				return { entry, source, metaText };
-			} catch {
-				// pruned or damaged: try an older record of the same version
-			}
+			// Pruned or damaged: an older record of the same version is tried.
+			const stored = await this.filesOf(name, entry).catch(() => undefined);
+			if (stored) return stored;
 		}
 		return undefined;
 	}
 
 	/** Every stored version of a tool, oldest first, with its files; a record whose files are gone is left out. */
 	async all(name: string): Promise<StoredVersion[]> {
-		const dir = this.dirOf(name);
 		const stored: StoredVersion[] = [];
 		for (const entry of await this.entries(name)) {
-			try {
-				const [source, metaText] = await Promise.all([
-					readFile(join(dir, `${entry.ts}.ts`), "utf8"),
-					readFile(join(dir, `${entry.json}.json`), "utf8"),
-				]);
-				stored.push({ entry, source, metaText });
-			} catch {
-				// pruned or damaged
-			}
+			// A record whose files are pruned or damaged is left out.
+			const version = await this.filesOf(name, entry).catch(() => undefined);
+			if (version) stored.push(version);
 		}
 		return stored;
 	}
@@ -171,9 +218,9 @@ export class ToolHistory {
 	/** Forgets a tool's history (it moved to another toolbox, which has it now). */
 	async drop(name: string): Promise<void> {
 		await this.writing.get(name);
-		const dir = this.dirOf(name);
-		this.made.delete(dir);
-		await rm(dir, { recursive: true, force: true });
+		this.made.delete(this.dirOf(name));
+		// Removed through the real `.history` folder only: a link there (or at the tool's folder) is never followed.
+		if (await isRealDirectory(this.toolboxDir)) await removeChild(join(this.toolboxDir, HISTORY_DIR), name);
 	}
 
 	/** Keeps the newest `limit` entries and deletes files no kept entry refers to. */
@@ -181,10 +228,8 @@ export class ToolHistory {
 		const entries = await this.readEntries(name);
 		if (entries.length <= this.limit) return;
 		const kept = entries.slice(-this.limit);
-		const dir = this.dirOf(name);
-		const temp = join(dir, `${INDEX}.tmp`);
-		await writeFile(temp, kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
-		await rename(temp, join(dir, INDEX));
+		const dir = await this.madeDir(name);
+		await writeAtomic(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
 		const referenced = new Set(kept.flatMap((e) => [`${e.ts}.ts`, `${e.json}.json`]));
 		for (const file of await readdir(dir)) {
 			if (file !== INDEX && !referenced.has(file)) await rm(join(dir, file), { force: true });
@@ -192,9 +237,15 @@ export class ToolHistory {
 	}
 }
 
+/** Writes a file that must not exist yet (content-addressed: one that does holds the same text); no link is followed. */
 async function writeOnce(path: string, text: string): Promise<void> {
 	try {
-		await writeFile(path, text, { flag: "wx" });
+		const handle = await createNew(path);
+		try {
+			await handle.writeFile(text);
+		} finally {
+			await handle.close();
+		}
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
 	}

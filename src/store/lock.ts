@@ -2,6 +2,7 @@
 // held and taken over when its owner died without releasing it (stale).
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
+import { kindOf, NotFollowed } from "./safe-fs.ts";
 
 export const LOCK_FILE = ".forge.lock";
 /** The registry has a lock of its own, so forges never wait for a registry save. */
@@ -23,8 +24,16 @@ export async function withToolboxLock<T>(dir: string, run: () => Promise<T>, opt
 	const staleMs = Math.max(options.staleMs ?? 5_000, 2_000);
 	const waitMs = options.waitMs ?? 30_000;
 	const registry = options.target === "registry";
+	const lockPath = join(dir, registry ? REGISTRY_LOCK_FILE : LOCK_FILE);
+	// A lock is a folder; a link or a file there is no process's lock and is never followed: refused at once.
+	const kind = await kindOf(lockPath);
+	if (kind !== "missing" && kind !== "directory")
+		throw new NotFollowed(
+			lockPath,
+			`${kind === "link" ? "a symbolic link" : "not a folder"}, not a lock Agent Forge made (remove it to use the toolbox)`,
+		);
 	const release = await lockfile.lock(registry ? join(dir, "forge-registry.json") : dir, {
-		lockfilePath: join(dir, registry ? REGISTRY_LOCK_FILE : LOCK_FILE),
+		lockfilePath: lockPath,
 		realpath: false,
 		stale: staleMs,
 		update: Math.min(staleMs / 5, 5_000),

@@ -3,6 +3,7 @@
 import { type Static, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { ForgeErrorData } from "../contract/forge-error.ts";
+import { isForgeableName } from "../contract/names.ts";
 import { calledTools } from "../contract/tool-calls.ts";
 import type { ToolMeta } from "../contract/tool-files.ts";
 
@@ -118,8 +119,9 @@ export function parseRegistry(text: string | undefined): Registry | undefined {
 		return undefined;
 	}
 	if (!TrustedRegistry.Check(data)) return undefined;
-	// Each entry is filed under its own name.
-	for (const [name, entry] of Object.entries(data.tools)) if (entry.name !== name) return undefined;
+	// Each entry is filed under its own name, one a forged tool could have (a name becomes a path in the toolbox).
+	for (const [name, entry] of Object.entries(data.tools))
+		if (entry.name !== name || !isForgeableName(name)) return undefined;
 	return data as Registry;
 }
 

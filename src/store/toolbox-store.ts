@@ -1,7 +1,8 @@
 // The toolbox on disk: listing and reading the per-tool files, the registry, and — under the toolbox lock — the
-// transactional changes of `transaction.ts`. The per-tool files are the truth; everything else is derived.
-import { statSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+// transactional changes of `transaction.ts`. The per-tool files are the truth; everything else is derived. The folder
+// is a cloned repository's as much as the user's: no link in it is followed (safe-fs.ts).
+import { lstatSync } from "node:fs";
+import { lstat, mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Result } from "../contract/forge-error.ts";
 import {
@@ -15,11 +16,13 @@ import {
 import { ensureGitignore } from "./gitignore.ts";
 import { type LockOptions, withToolboxLock } from "./lock.ts";
 import type { FileStamp, ToolStamps } from "./registry.ts";
+import { childPath, isRealDirectory, NotFollowed, readRegular, writeAtomic } from "./safe-fs.ts";
 import {
 	commitPromote,
 	commitRemove,
 	discardStaged,
 	recoverStaging,
+	rollForwardCommitted,
 	type StagedTool,
 	stagedIntact,
 	stageTool,
@@ -32,6 +35,8 @@ export interface ToolFiles {
 	source?: string;
 	metaText?: string;
 	meta?: Result<ToolMeta>;
+	/** Why a file was not read though it is there (a link, or not a regular file): the tool is broken, its text unread. */
+	refused?: string;
 }
 
 export interface PromoteResult {
@@ -55,15 +60,18 @@ export class ToolboxStore {
 	) {}
 
 	tsPath(name: string): string {
-		return join(this.dir, tsFileOf(name));
+		return childPath(this.dir, tsFileOf(name));
 	}
 
 	jsonPath(name: string): string {
-		return join(this.dir, jsonFileOf(name));
+		return childPath(this.dir, jsonFileOf(name));
 	}
 
+	/** Makes the toolbox folder if missing; one that is a link (or not a folder) is refused, never followed. */
 	async ensure(): Promise<void> {
+		if (await isRealDirectory(this.dir)) return;
 		await mkdir(this.dir, { recursive: true });
+		await isRealDirectory(this.dir);
 	}
 
 	/** Writes the toolbox's `.gitignore` unless it has one (best effort). */
@@ -71,9 +79,19 @@ export class ToolboxStore {
 		return ensureGitignore(this.dir);
 	}
 
-	/** Runs `fn` holding the toolbox lock (other pi processes wait; a dead holder's lock is taken over). */
+	/**
+	 * Runs `fn` holding the toolbox lock (other pi processes wait; a dead holder's lock is taken over). What a dead
+	 * holder committed and did not apply is rolled forward first, so no later recovery replays it over a newer change.
+	 */
 	locked<T>(fn: () => Promise<T>): Promise<T> {
-		return withToolboxLock(this.dir, fn, this.lockOptions);
+		return withToolboxLock(
+			this.dir,
+			async () => {
+				await rollForwardCommitted(this.dir);
+				return fn();
+			},
+			this.lockOptions,
+		);
 	}
 
 	/** Runs `fn` holding the registry's own lock (registry saves of every process, one at a time). */
@@ -89,6 +107,7 @@ export class ToolboxStore {
 		const tools = new Map<string, ToolStamps>();
 		let files: string[];
 		try {
+			if (!(await isRealDirectory(this.dir))) return tools;
 			files = await readdir(this.dir);
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT") return tools;
@@ -119,41 +138,59 @@ export class ToolboxStore {
 		return stampOf(kind === "ts" ? this.tsPath(name) : this.jsonPath(name));
 	}
 
+	/** A tool's source; a link there is not followed (NotFollowed: the error says why). */
 	async readSource(name: string): Promise<string | undefined> {
-		return readOptional(this.tsPath(name));
+		return readRegular(this.tsPath(name));
 	}
 
 	async readMeta(name: string): Promise<string | undefined> {
-		return readOptional(this.jsonPath(name));
+		return readRegular(this.jsonPath(name));
 	}
 
 	/**
 	 * Both files of a tool, read together, with the metadata parsed: the one way a tool's files are read. `tolerant`:
-	 * a file that cannot be read (not only a missing one) counts as missing instead of failing the read.
+	 * a file that cannot be read (not only a missing one) counts as missing instead of failing the read. A file that
+	 * is a link is never read: it counts as missing, and `refused` says why.
 	 */
 	async readTool(name: string, options: { tolerant?: boolean } = {}): Promise<ToolFiles> {
-		const read = (file: Promise<string | undefined>) => (options.tolerant ? file.catch(() => undefined) : file);
+		const refusals: string[] = [];
+		const read = (file: Promise<string | undefined>) =>
+			file.catch((error: unknown) => {
+				if (error instanceof NotFollowed) refusals.push(error.message);
+				else if (!options.tolerant) throw error;
+				return undefined;
+			});
 		const [source, metaText] = await Promise.all([read(this.readSource(name)), read(this.readMeta(name))]);
-		return { source, metaText, meta: metaText === undefined ? undefined : parseMeta(metaText, name) };
+		return {
+			source,
+			metaText,
+			meta: metaText === undefined ? undefined : parseMeta(metaText, name),
+			...(refusals.length > 0 ? { refused: refusals.join("; ") } : {}),
+		};
 	}
 
 	async readBackup(name: string): Promise<string | undefined> {
-		return readOptional(`${this.tsPath(name)}.bak`);
+		return readRegular(`${this.tsPath(name)}.bak`);
 	}
 
 	async readRegistry(): Promise<string | undefined> {
-		return readOptional(join(this.dir, REGISTRY_FILE));
+		if (!(await isRealDirectory(this.dir))) return undefined;
+		return readRegular(join(this.dir, REGISTRY_FILE)).catch((error: unknown) => {
+			// A registry that is a link is not read: it is rebuilt (the rename of the new one replaces the link).
+			if (error instanceof NotFollowed) return "";
+			throw error;
+		});
 	}
 
 	/** Derived and rebuilt when lost: atomic (rename) but not fsynced. */
 	async writeRegistry(text: string): Promise<void> {
 		await this.ensure();
-		await writeAtomic(join(this.dir, REGISTRY_FILE), text, false);
+		await writeAtomic(join(this.dir, REGISTRY_FILE), text);
 	}
 
 	/** `durable: false` for metadata derived from the code, which a crash only makes the next start derive again. */
 	async writeMeta(name: string, text: string, durable = true): Promise<void> {
-		await writeAtomic(this.jsonPath(name), text, durable);
+		await writeAtomic(this.jsonPath(name), text, { durable });
 	}
 
 	stage(name: string, source: string, metaText: string): Promise<StagedTool> {
@@ -195,58 +232,28 @@ export class ToolboxStore {
 
 	/** Removes the temporary files of interrupted writes (a read of the whole folder). Call with the lock held. */
 	async sweep(): Promise<string[]> {
+		if (!(await isRealDirectory(this.dir))) return [];
 		const leftovers = (await readdir(this.dir).catch(() => [] as string[])).filter((file) => LEFTOVER.test(file));
 		await Promise.all(leftovers.map((file) => rm(join(this.dir, file), { force: true })));
 		return leftovers;
 	}
 }
 
+/** A file's stamp, not following a link: a link is stamped too (its tool is then listed, and broken: never read). */
 async function stampOf(path: string): Promise<FileStamp | undefined> {
 	try {
-		const info = await stat(path);
-		return info.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+		const info = await lstat(path);
+		return info.isFile() || info.isSymbolicLink() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
 	} catch {
 		return undefined;
-	}
-}
-
-let tempCount = 0;
-
-/**
- * Replaces a file atomically: a temporary `<file>.<digits>` (removed at recovery if a crash leaves it) renamed over
- * it, fsynced first when `durable`. No realpath of every folder on the way, as write-file-atomic does per write.
- */
-async function writeAtomic(path: string, text: string, durable: boolean): Promise<void> {
-	const temp = `${path}.${process.pid}${String(++tempCount).padStart(6, "0")}`;
-	try {
-		const handle = await open(temp, "wx");
-		try {
-			await handle.writeFile(text);
-			if (durable) await handle.sync();
-		} finally {
-			await handle.close();
-		}
-		await rename(temp, path);
-	} catch (error) {
-		await rm(temp, { force: true });
-		throw error;
 	}
 }
 
 function stampOfSync(path: string): FileStamp | undefined {
 	try {
-		const info = statSync(path, { throwIfNoEntry: false });
-		return info?.isFile() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
+		const info = lstatSync(path, { throwIfNoEntry: false });
+		return info?.isFile() || info?.isSymbolicLink() ? { size: info.size, mtimeMs: info.mtimeMs } : undefined;
 	} catch {
 		return undefined;
-	}
-}
-
-async function readOptional(path: string): Promise<string | undefined> {
-	try {
-		return await readFile(path, "utf8");
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-		throw error;
 	}
 }

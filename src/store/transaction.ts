@@ -1,23 +1,23 @@
 // Crash-consistent changes to a tool's files. Everything is written into a staging folder beside the live files
 // (same filesystem), fsynced, then a COMMIT marker makes the change durable; applying it is a series of renames and
 // a directory fsync. After a crash, a staging folder with a marker is rolled forward and one without is discarded,
-// so every tool is wholly old or wholly new.
+// so every tool is wholly old or wholly new. The staging folder is in the toolbox, which a cloned repository fills:
+// no link in it is followed, and a marker is obeyed only when it names a tool the forge could have made.
 import { randomUUID } from "node:crypto";
-import {
-	copyFile,
-	type FileHandle,
-	lstat,
-	mkdir,
-	open,
-	readdir,
-	readFile,
-	rename,
-	rm,
-	rmdir,
-	unlink,
-} from "node:fs/promises";
-import { join } from "node:path";
+import { copyFile, type FileHandle, lstat, mkdir, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { isForgeableName } from "../contract/names.ts";
 import { jsonFileOf, tsFileOf } from "../contract/tool-files.ts";
+import {
+	childPath,
+	createNew,
+	fsyncPath,
+	isRealDirectory,
+	kindOf,
+	readRegular,
+	realChildDir,
+	removeChild,
+} from "./safe-fs.ts";
 
 export const STAGING_DIR = ".staging";
 const COMMIT_FILE = "COMMIT";
@@ -46,10 +46,10 @@ export async function stageTool(
 	metaText: string,
 ): Promise<StagedTool> {
 	const staging = await stagingRoot(toolboxDir);
-	const dir = join(staging, `${name}-${randomUUID().slice(0, 8)}`);
+	const dir = childPath(staging, `${name}-${randomUUID().slice(0, 8)}`);
 	await mkdir(dir);
-	const tsPath = join(dir, tsFileOf(name));
-	const jsonPath = join(dir, jsonFileOf(name));
+	const tsPath = childPath(dir, tsFileOf(name));
+	const jsonPath = childPath(dir, jsonFileOf(name));
 	const files = await Promise.all([writeNew(tsPath, source), writeNew(jsonPath, metaText)]);
 	const synced = Promise.all(files.map((handle) => handle.sync().finally(() => handle.close()))).then(() => undefined);
 	synced.catch(() => undefined); // observed by commitPromote(); a discarded candidate may never be awaited
@@ -81,7 +81,9 @@ export async function commitPromote(
 	// The backups are copied while the candidate's own fsync may still be running: both must be durable before the marker.
 	const [, ...copied] = await Promise.all([
 		staged.synced,
-		...[tsFileOf(name), jsonFileOf(name)].map((file) => backUp(join(toolboxDir, file), join(dir, `${file}.bak`))),
+		...[tsFileOf(name), jsonFileOf(name)].map((file) =>
+			backUp(childPath(toolboxDir, file), childPath(dir, `${file}.bak`)),
+		),
 	]);
 	const backedUp = copied.some(Boolean);
 	step("backed-up", name);
@@ -92,40 +94,55 @@ export async function commitPromote(
 	return { backedUp, settled: settleCommit(toolboxDir, dir, name) };
 }
 
-/** A durable copy of `from` at `to`; false when there is no `from` (a tool's first version has nothing to back up). */
+/**
+ * A durable copy of `from` at `to`; false when there is no `from` (a tool's first version has nothing to back up) or
+ * it is not a regular file (a link is not followed: what it points to never becomes a backup).
+ */
 async function backUp(from: string, to: string): Promise<boolean> {
+	if ((await kindOf(from)) !== "file") return false;
 	try {
 		await copyFile(from, to);
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
 		throw error;
 	}
-	await fsyncFile(to);
+	await fsyncPath(to);
 	return true;
 }
 
 /** Removes a tool's live and backup files as one durable change. */
 export async function commitRemove(toolboxDir: string, name: string): Promise<void> {
-	const dir = join(await stagingRoot(toolboxDir), `${name}-remove-${randomUUID().slice(0, 8)}`);
+	const dir = childPath(await stagingRoot(toolboxDir), `${name}-remove-${randomUUID().slice(0, 8)}`);
 	await mkdir(dir);
 	await writeCommit(dir, { op: "remove", name });
 	step("committed", name);
 	await applyCommit(toolboxDir, dir);
 }
 
-/** Rolls every committed staging folder forward and discards the rest. Call with the toolbox locked. */
+/**
+ * Rolls every committed staging folder forward and discards the rest. Call with the toolbox locked. Nothing that is
+ * not a real folder is followed: a `.staging` or an entry in it that is a link (or a file) is removed itself, and so
+ * is a folder whose marker names no tool the forge could have made.
+ */
 export async function recoverStaging(toolboxDir: string): Promise<{ rolledForward: string[]; discarded: string[] }> {
-	const root = join(toolboxDir, STAGING_DIR);
-	const entries = await readdir(root).catch(() => [] as string[]);
 	const rolledForward: string[] = [];
 	const discarded: string[] = [];
-	for (const entry of entries) {
+	if (!(await isRealDirectory(toolboxDir))) return { rolledForward, discarded };
+	const root = join(toolboxDir, STAGING_DIR);
+	const kind = await kindOf(root);
+	if (kind === "missing") return { rolledForward, discarded };
+	if (kind !== "directory") {
+		await unlink(root);
+		return { rolledForward, discarded: [STAGING_DIR] };
+	}
+	for (const entry of await readdir(root)) {
 		const dir = join(root, entry);
-		if (await readOperation(dir)) {
+		const operation = (await kindOf(dir)) === "directory" ? await readOperation(dir) : undefined;
+		if (operation) {
 			await applyCommit(toolboxDir, dir);
 			rolledForward.push(entry);
 		} else {
-			await rm(dir, { recursive: true, force: true });
+			await removeChild(root, entry);
 			discarded.push(entry);
 		}
 	}
@@ -133,12 +150,33 @@ export async function recoverStaging(toolboxDir: string): Promise<{ rolledForwar
 	return { rolledForward, discarded };
 }
 
+/**
+ * Rolls forward the committed staging folders a dead lock holder left (it committed, then died before applying);
+ * discards nothing (other processes stage without the lock). Call as the lock is taken: no holder that is alive has a
+ * commit unapplied then, so what is rolled forward is older than any change made from now on.
+ */
+export async function rollForwardCommitted(toolboxDir: string): Promise<string[]> {
+	const root = join(toolboxDir, STAGING_DIR);
+	if ((await kindOf(root)) !== "directory") return [];
+	const rolledForward: string[] = [];
+	for (const entry of await readdir(root).catch(() => [] as string[])) {
+		const dir = join(root, entry);
+		if ((await kindOf(dir)) !== "directory" || !(await readOperation(dir))) continue;
+		await applyCommit(toolboxDir, dir);
+		rolledForward.push(entry);
+	}
+	return rolledForward;
+}
+
 /** Drops a candidate that was not committed. One that was committed is finished instead: a commit is never undone. */
 export async function discardStaged(toolboxDir: string, staged: StagedTool): Promise<void> {
-	if (await readOperation(staged.dir)) return applyCommit(toolboxDir, staged.dir);
-	await rm(staged.dir, { recursive: true, force: true });
+	const root = join(toolboxDir, STAGING_DIR);
+	if ((await kindOf(root)) !== "directory") return;
+	if ((await kindOf(staged.dir)) === "directory" && (await readOperation(staged.dir)))
+		return applyCommit(toolboxDir, staged.dir);
+	await removeChild(root, basename(staged.dir));
 	// Leave no empty staging folder among the user's files; another forge may still be using it.
-	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
+	await rmdir(root).catch(() => undefined);
 }
 
 /** Idempotent: renames what is still staged, removes what the operation removes, then the staging folder. */
@@ -154,8 +192,9 @@ async function renameCommitted(toolboxDir: string, dir: string, operation: Opera
 	const { name } = operation;
 	const files = [`${tsFileOf(name)}.bak`, `${jsonFileOf(name)}.bak`, tsFileOf(name), jsonFileOf(name)];
 	for (const [index, file] of (operation.op === "promote" ? files : [...files].reverse()).entries()) {
-		if (operation.op === "promote") await rename(join(dir, file), join(toolboxDir, file)).catch(ignoreMissing);
-		else await unlink(join(toolboxDir, file)).catch(ignoreMissing);
+		if (operation.op === "promote")
+			await rename(childPath(dir, file), childPath(toolboxDir, file)).catch(ignoreMissing);
+		else await unlink(childPath(toolboxDir, file)).catch(ignoreMissing);
 		if (index === 1) step("renamed-bak", name);
 		if (index === 2) step("renamed-live", name);
 	}
@@ -163,22 +202,20 @@ async function renameCommitted(toolboxDir: string, dir: string, operation: Opera
 
 /** After the renames: the toolbox folder's fsync makes them durable, and only then is the marker removed. */
 async function settleCommit(toolboxDir: string, dir: string, name: string): Promise<void> {
-	await fsyncFile(toolboxDir);
+	await fsyncPath(toolboxDir);
 	step("applied", name);
 	// All that is left is the marker (the fast way); anything else there (an interrupted earlier attempt) goes with rm.
+	const root = join(toolboxDir, STAGING_DIR);
 	await unlink(join(dir, COMMIT_FILE))
 		.then(() => rmdir(dir))
-		.catch(() => rm(dir, { recursive: true, force: true }));
-	await rmdir(join(toolboxDir, STAGING_DIR)).catch(() => undefined);
+		.catch(() => removeChild(root, basename(dir)));
+	await rmdir(root).catch(() => undefined);
 }
 
-/** The staging folder, refusing one that is a planted symlink (writes would land wherever it points). */
+/** The staging folder, refusing one that is a planted link (writes would land wherever it points). */
 async function stagingRoot(toolboxDir: string): Promise<string> {
-	const root = join(toolboxDir, STAGING_DIR);
-	await mkdir(root, { recursive: true });
-	const info = await lstat(root);
-	if (!info.isDirectory()) throw new Error(`${root} is not a directory (a symlink?); remove it and try again`);
-	return root;
+	if (!(await isRealDirectory(toolboxDir))) await mkdir(toolboxDir, { recursive: true });
+	return realChildDir(toolboxDir, STAGING_DIR);
 }
 
 /**
@@ -186,23 +223,32 @@ async function stagingRoot(toolboxDir: string): Promise<string> {
  * one; no part of a JSON object parses, so a part means "not committed" (readOperation), as no marker does.
  */
 async function writeCommit(dir: string, operation: Operation): Promise<void> {
-	const handle = await open(join(dir, COMMIT_FILE), "wx");
+	const handle = await createNew(join(dir, COMMIT_FILE));
 	try {
 		await handle.writeFile(JSON.stringify(operation));
 		await handle.sync();
 	} finally {
 		await handle.close();
 	}
-	await fsyncFile(dir);
+	await fsyncPath(dir);
 }
 
-/** The committed operation of a staging folder, or undefined when there is none (or it cannot be read). */
+/**
+ * The committed operation of a staging folder, or undefined when there is none, it cannot be read, or it is not one
+ * the forge could have written: its name must be a forgeable tool name (a name is made a path in the toolbox) and a
+ * promote's staged files regular files, not links.
+ */
 async function readOperation(dir: string): Promise<Operation | undefined> {
 	try {
-		const operation = JSON.parse(await readFile(join(dir, COMMIT_FILE), "utf8")) as Operation;
-		return (operation.op === "promote" || operation.op === "remove") && typeof operation.name === "string"
-			? operation
-			: undefined;
+		const operation = JSON.parse((await readRegular(join(dir, COMMIT_FILE))) ?? "") as Operation;
+		if (operation.op !== "promote" && operation.op !== "remove") return undefined;
+		if (typeof operation.name !== "string" || !isForgeableName(operation.name)) return undefined;
+		if (operation.op === "promote") {
+			const { name } = operation;
+			const files = [tsFileOf(name), jsonFileOf(name)].flatMap((file) => [file, `${file}.bak`]);
+			for (const file of files) if (!["file", "missing"].includes(await kindOf(join(dir, file)))) return undefined;
+		}
+		return { op: operation.op, name: operation.name };
 	} catch {
 		return undefined;
 	}
@@ -210,22 +256,13 @@ async function readOperation(dir: string): Promise<Operation | undefined> {
 
 /** Writes a new file and returns its open handle, for the caller to fsync and close. */
 async function writeNew(path: string, data: string): Promise<FileHandle> {
-	const handle = await open(path, "wx");
+	const handle = await createNew(path);
 	try {
 		await handle.writeFile(data);
 		return handle;
 	} catch (error) {
 		await handle.close();
 		throw error;
-	}
-}
-
-async function fsyncFile(path: string): Promise<void> {
-	const handle = await open(path, "r");
-	try {
-		await handle.sync();
-	} finally {
-		await handle.close();
 	}
 }
 

@@ -13,6 +13,7 @@ import { CACHE_KEY_FILE, CacheKey } from "../store/cache-key.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { HEALTH_FILE, HealthStore } from "../store/health.ts";
 import { ToolHistory } from "../store/history.ts";
+import { unsafeToolboxFolder } from "../store/toolbox-folder.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { type OpenReport, Toolbox, type ToolboxOptions, type ToolboxStores } from "./toolbox.ts";
 import { type ScopedToolbox, Toolboxes, userRunner } from "./toolboxes.ts";
@@ -62,6 +63,13 @@ export async function openToolbox(
 	options: { verify?: "now" | "background"; readOnly?: boolean } = {},
 ): Promise<OpenedToolbox> {
 	const { config, problems } = loaded;
+	// A folder reached through a link (a cloned repository's) is never opened: nothing is read or written there.
+	const ownFolder = config.toolboxDir === join(config.cwd, ".pi", "forge", "extensions");
+	const unsafe = await unsafeToolboxFolder(config.toolboxDir, {
+		agentDir: config.agentDir,
+		...(ownFolder ? { project: config.cwd } : {}),
+	});
+	if (unsafe) throw new Error(unsafe);
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
 	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE), {
@@ -114,6 +122,8 @@ async function openUserToolbox(
 	const stores = createToolboxStores(userConfig, key);
 	const toolbox = new Toolbox(userConfig, userRunner(runner), stores);
 	try {
+		const unsafe = await unsafeToolboxFolder(config.userToolboxDir, { agentDir: config.agentDir });
+		if (unsafe) throw new Error(unsafe);
 		await toolbox.open(options);
 		return { scope: "user", toolbox, stores };
 	} catch (error) {

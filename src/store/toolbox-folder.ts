@@ -1,0 +1,54 @@
+// Whether a toolbox folder may be used at all. A project's toolbox (`.pi/forge/extensions`) is reached through folders
+// a cloned repository made: each of them must be a real folder, never a link (a link would make the toolbox, say, pi's
+// own extensions folder, whose files pi loads as code). Any toolbox's real path must lie outside the folders pi loads
+// code or instructions from.
+import { realpath } from "node:fs/promises";
+import { basename, dirname, join, relative, sep } from "node:path";
+import { kindOf } from "./safe-fs.ts";
+
+/** The folders under an agent dir (or a project's `.pi`) whose files pi loads: no toolbox may be in one. */
+const PI_LOADS = ["extensions", "skills", "prompts", "themes"];
+
+export interface ToolboxFolderOptions {
+	/** The project whose own toolbox this is (`<project>/.pi/forge/extensions`); unset for PI_FORGE_DIR and the user's. */
+	project?: string;
+	/** pi's agent dir. */
+	agentDir: string;
+}
+
+/** Why the toolbox folder must not be used (a sentence), or undefined when it may be. */
+export async function unsafeToolboxFolder(
+	toolboxDir: string,
+	options: ToolboxFolderOptions,
+): Promise<string | undefined> {
+	if (options.project) {
+		const parts = relative(options.project, toolboxDir).split(sep);
+		let path = options.project;
+		for (const part of parts) {
+			path = join(path, part);
+			const kind = await kindOf(path).catch(() => "other" as const);
+			if (kind === "missing") break;
+			if (kind !== "directory")
+				return `${path} is ${kind === "link" ? "a symbolic link" : "not a folder"}: Agent Forge uses a project's toolbox only where every folder down to it is a real folder in the project, never a link, so this project's toolbox is not used`;
+		}
+	}
+	const real = await realOfNearest(toolboxDir);
+	const roots = [options.agentDir, ...(options.project ? [join(options.project, ".pi")] : [])];
+	for (const root of roots)
+		for (const loaded of PI_LOADS) {
+			const inside = await realOfNearest(join(root, loaded));
+			if (real === inside || real.startsWith(`${inside}${sep}`))
+				return `${toolboxDir} is ${real === toolboxDir ? "" : `(through a link, ${real}) `}inside ${join(root, loaded)}, whose files pi loads as code or instructions: Agent Forge does not use a toolbox there`;
+		}
+	return undefined;
+}
+
+/** The real path of `path`, or of its nearest existing folder with the rest appended (a toolbox not made yet). */
+async function realOfNearest(path: string): Promise<string> {
+	try {
+		return await realpath(path);
+	} catch {
+		const parent = dirname(path);
+		return parent === path ? path : join(await realOfNearest(parent), basename(path));
+	}
+}

@@ -1,0 +1,129 @@
+// A whole toolbox (and the folder checks of its open) on a folder a cloned repository filled: a tool file that is a
+// link is a broken tool whose text is never read, `.state` and `.history/<name>` links are not followed by calls or by
+// a promote, and a project toolbox reached through a link, or inside a folder pi loads code from, is not used.
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readConfig } from "../../src/config.ts";
+import { InlineRunner } from "../../src/run/inline-runner.ts";
+import { unsafeToolboxFolder } from "../../src/store/toolbox-folder.ts";
+import { createToolboxStores, openToolbox } from "../../src/toolbox/open-toolbox.ts";
+import { Toolbox } from "../../src/toolbox/toolbox.ts";
+import { Toolboxes, userRunner } from "../../src/toolbox/toolboxes.ts";
+import { host, tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
+
+const SECRET = "password = hunter2-7f3a9c1e5b";
+const closing: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+	for (const box of closing.splice(0)) await box.close();
+});
+
+/** A folder beside the project holding a secret and an empty folder. */
+async function outsideOf(cwd: string): Promise<string> {
+	const outside = join(cwd, "..", `${cwd.split("/").pop()}-outside`);
+	await mkdir(join(outside, "empty"), { recursive: true });
+	await writeFile(join(outside, "credentials"), `${SECRET}\n`);
+	return outside;
+}
+
+describe("tool files and folders that are links", () => {
+	it("a forge-<name>.ts link: the tool is broken, its text is never read, and the error says it is a link", async () => {
+		const { toolbox, cwd, dir, reopen } = await tempToolbox();
+		await toolbox.close();
+		const outside = await outsideOf(cwd);
+		await symlink(join(outside, "credentials"), join(dir, "forge-leak.ts"));
+		const box = await reopen();
+		closing.push(box);
+		expect(box.get("leak")?.status).toBe("broken");
+		expect(JSON.stringify(box.get("leak"))).not.toContain("hunter2");
+		await expect(box.readSource("leak")).rejects.toThrow(/forge-leak\.ts is a symbolic link/);
+		const used = await box.use("leak", {}, { host }).catch((error: Error) => error.message);
+		expect(JSON.stringify(used)).not.toContain("hunter2");
+		expect(JSON.stringify(used)).toContain("symbolic link");
+	});
+
+	it("a forge-<name>.json link: its text is never read; the metadata is derived from the source instead", async () => {
+		const { toolbox, cwd, dir, reopen } = await tempToolbox();
+		expect((await toolbox.forge(toolRequest("real", "return params.text;"), new Map())).ok).toBe(true);
+		await toolbox.close();
+		const outside = await outsideOf(cwd);
+		// Outside: the tool's own metadata, with a description of the outside file's (what a read through the link gives).
+		const meta = JSON.parse(await readFile(join(dir, "forge-real.json"), "utf8"));
+		await writeFile(join(outside, "meta.json"), JSON.stringify({ ...meta, description: SECRET }));
+		await rm(join(dir, "forge-real.json"));
+		await symlink(join(outside, "meta.json"), join(dir, "forge-real.json"));
+		await rm(join(dir, "forge-registry.json"));
+		const box = await reopen();
+		closing.push(box);
+		expect(box.get("real")?.description).toBe("The real tool.");
+		expect(JSON.parse(await readFile(join(outside, "meta.json"), "utf8")).description).toBe(SECRET);
+	});
+
+	it("a promote whose .history/<name> is a link: the move drops nothing through it", async () => {
+		const [cwd, agentDir] = [
+			await mkdtemp(join(tmpdir(), "forge-dl-")),
+			await mkdtemp(join(tmpdir(), "forge-dl-a-")),
+		];
+		const { config } = readConfig(cwd, { PI_CODING_AGENT_DIR: agentDir });
+		const runner = new InlineRunner();
+		const make = async (scope: "project" | "user", dir: string) => {
+			const scoped = { ...config, toolboxDir: dir };
+			const stores = createToolboxStores(scoped);
+			const toolbox = new Toolbox(scoped, scope === "user" ? userRunner(runner) : runner, stores);
+			await toolbox.open();
+			return { scope, toolbox, stores };
+		};
+		const project = await make("project", config.toolboxDir);
+		const boxes = new Toolboxes(project, await make("user", config.userToolboxDir ?? ""));
+		closing.push(boxes);
+		expect((await boxes.forge(toolRequest("moved", "return params.text;"), new Map())).ok).toBe(true);
+		expect((await project.toolbox.versions("moved")).map((e) => e.version)).toEqual([1]);
+		const outside = await outsideOf(cwd);
+		// Outside: a history of its own (an index and the version it names), which a read through the link would take.
+		const digest = createHash("sha256").update(SECRET).digest("hex");
+		await writeFile(join(outside, `${digest}.ts`), SECRET);
+		await writeFile(join(outside, `${digest}.json`), SECRET);
+		const entry = { version: 7, event: "forged", at: new Date().toISOString(), ts: digest, json: digest };
+		await writeFile(join(outside, "index.jsonl"), `${JSON.stringify(entry)}\n`);
+		await rm(join(config.toolboxDir, ".history", "moved"), { recursive: true });
+		await symlink(outside, join(config.toolboxDir, ".history", "moved"));
+		expect((await boxes.promote("moved")).ok).toBe(true);
+		expect((await boxes.versions("moved")).map((e) => e.version)).not.toContain(7);
+		expect(await readFile(join(outside, "credentials"), "utf8")).toBe(`${SECRET}\n`);
+		expect(existsSync(join(outside, "index.jsonl"))).toBe(true);
+	});
+});
+
+describe("the toolbox folder itself", () => {
+	it("a project whose .pi (or .pi/forge) is a link: its toolbox is not opened, and the error says why", async () => {
+		for (const linked of [".pi", join(".pi", "forge")]) {
+			const cwd = await mkdtemp(join(tmpdir(), "forge-dl-"));
+			const outside = await outsideOf(cwd);
+			await mkdir(join(cwd, linked, ".."), { recursive: true });
+			await symlink(join(outside, "empty"), join(cwd, linked));
+			const agentDir = await mkdtemp(join(tmpdir(), "forge-dl-a-"));
+			await expect(openToolbox(readConfig(cwd, { PI_CODING_AGENT_DIR: agentDir }))).rejects.toThrow(
+				`${join(cwd, linked)} is a symbolic link`,
+			);
+			expect(await readdir(join(outside, "empty"))).toEqual([]);
+		}
+	});
+
+	it("a toolbox inside pi's extensions folder (PI_FORGE_DIR, or the user toolbox through a link) is refused", async () => {
+		const agentDir = await mkdtemp(join(tmpdir(), "forge-dl-a-"));
+		await mkdir(join(agentDir, "extensions"));
+		expect(await unsafeToolboxFolder(join(agentDir, "extensions"), { agentDir })).toContain("whose files pi loads");
+		await mkdir(join(agentDir, "forge"));
+		await symlink(join(agentDir, "extensions"), join(agentDir, "forge", "extensions"));
+		expect(await unsafeToolboxFolder(join(agentDir, "forge", "extensions"), { agentDir })).toContain(
+			"through a link",
+		);
+		const cwd = await mkdtemp(join(tmpdir(), "forge-dl-"));
+		expect(await unsafeToolboxFolder(join(cwd, ".pi", "forge", "extensions"), { agentDir, project: cwd })).toBe(
+			undefined,
+		);
+	});
+});
