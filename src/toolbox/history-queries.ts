@@ -27,7 +27,8 @@ export class HistoryQueries {
 		if (stored) return stored.source;
 		const entry = this.box.registry.get(name);
 		if (entry?.version !== version || entry.status !== "ok") return undefined;
-		const source = await this.box.store.readSource(name);
+		// A live file that cannot be read (a link is never followed) has no version to show.
+		const source = await this.box.store.readSource(name).catch(() => undefined);
 		return source !== undefined && hashSource(source) === entry.hash ? source : undefined;
 	}
 }

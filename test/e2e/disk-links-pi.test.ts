@@ -126,4 +126,22 @@ describe(`a hostile toolbox on disk (${PI_LINE} line)`, () => {
 		expect(run.ends[0].text).toContain(".pi/forge/extensions is a symbolic link");
 		expect(await readdir(join(home.agentDir, "extensions"))).toEqual([]);
 	});
+
+	it("F10: a tool file that is a link to a credentials file: its text never reaches the model", async () => {
+		const home = await makeHome();
+		await mkdir(join(home.home, ".config", "acme"), { recursive: true });
+		await writeFile(join(home.home, ".config", "acme", "credentials"), "password = hunter2-7f3a9c1e5b\n");
+		await mkdir(home.toolbox);
+		await symlink("../../../../.config/acme/credentials", join(home.toolbox, "forge-leak.ts"));
+		const run = await runPi(home, [
+			{ calls: [{ name: "list_forge", args: { name: "leak" } }] },
+			{ calls: [{ name: "use_forge_tool", args: { name: "leak", args: {} } }] },
+			{ text: "done" },
+		]);
+		expect(run.code, run.stderr).toBe(0);
+		expect(run.ends.map((e) => e.tool)).toEqual(["list_forge", "use_forge_tool"]);
+		expect(run.stdout).not.toContain("hunter2");
+		expect(run.ends[1]).toMatchObject({ isError: true });
+		expect(run.ends[1].text).toContain("forge-leak.ts is a symbolic link");
+	});
 });
