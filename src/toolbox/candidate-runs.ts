@@ -1,26 +1,20 @@
 // The tool code a change of a tool's code (a forge, a roll-back, an import) runs — a candidate's preflight load and its
 // tests — run once, before the toolbox is locked: the change then runs under the lock with these remembered results,
 // so no forged code runs while the lock is held (other changes, re-checks, other processes and calls a tool makes of
-// other tools go on meanwhile). Under the lock (`locked`), a run that was not made before is refused: a candidate
-// that differs by then (a forge that keeps the tests of a previous version changed in between) lets the lock go and
-// runs unlocked first.
+// other tools go on meanwhile). Asked for by a holder of the lock (lock-guard.ts), a run that was not made before is
+// refused: a candidate that differs by then (a forge that keeps the tests of a previous version changed in between)
+// lets the lock go and runs unlocked first.
 import type { Result } from "../contract/forge-error.ts";
 import type { ModuleShape, PreflightLoader } from "../contract/module-shape.ts";
 import type { TestVerdict } from "../contract/tool-tests.ts";
 import { checkSource } from "../forge/check-source.ts";
 import type { StagedTool, ToolboxStore } from "../store/toolbox-store.ts";
 import type { TestRunner } from "./forge-pipeline.ts";
+import { holdsLock, NotRunBeforeLock } from "./lock-guard.ts";
 
-/** A run asked for under the lock that the unlocked run did not make: the change lets the lock go and makes it first. */
-export class NotRunBeforeLock extends Error {
-	constructor(tool: string) {
-		super(`'${tool}' changed after its code ran unlocked: it runs again before the toolbox is locked.`);
-	}
-}
+export { NotRunBeforeLock } from "./lock-guard.ts";
 
 export class CandidateRuns {
-	/** Set while the change holds the lock: a preflight or a test not run before is not run then (NotRunBeforeLock). */
-	locked = false;
 	private readonly checks = new Map<string, ReturnType<typeof checkSource>>();
 	private readonly preflights = new Map<string, Promise<Result<ModuleShape>>>();
 	private readonly tests = new Map<string, Promise<TestVerdict[]>>();
@@ -70,7 +64,7 @@ export class CandidateRuns {
 		);
 	}
 
-	/** The runner's preflight, once per tool and compiled code (a runner whose preflight reads the file gets no run before the lock). */
+	/** The runner's preflight, once per tool and compiled code. */
 	readonly preflight: PreflightLoader = (path, code, tool, file, map) =>
 		this.remember(this.preflights, `${tool}\0${code}`, tool, () => this.load(path, code, tool, file, map));
 
@@ -91,7 +85,7 @@ export class CandidateRuns {
 	private remember<T>(memo: Map<string, Promise<T>>, key: string, tool: string, run: () => Promise<T>): Promise<T> {
 		let pending = memo.get(key);
 		if (!pending) {
-			if (this.locked) return Promise.reject(new NotRunBeforeLock(tool));
+			if (holdsLock()) return Promise.reject(new NotRunBeforeLock(tool));
 			pending = run();
 			memo.set(key, pending);
 		}

@@ -6,7 +6,7 @@ import type { TakenNames } from "../contract/names.ts";
 import { hashSource, parseMeta, serializeMeta } from "../contract/tool-files.ts";
 import { entryFromMeta, type RegistryEntry, withCalls } from "../store/registry.ts";
 import { type Adoption, adopt } from "./adopt.ts";
-import { CandidateRuns, NotRunBeforeLock } from "./candidate-runs.ts";
+import { CandidateRuns } from "./candidate-runs.ts";
 import { readOnlyError, type ToolboxContext } from "./context.ts";
 import {
 	type Forged,
@@ -18,13 +18,14 @@ import {
 } from "./forge-pipeline.ts";
 import { readImportedTool } from "./imported-tool.ts";
 import { liveVersion } from "./live-version.ts";
-import { backOffAdvice, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
+import { asLockHolder, NotRunBeforeLock } from "./lock-guard.ts";
+import { backOffAdvice, keptChangingError, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
 import type { Reconciler } from "./reconcile.ts";
 import { NameTurns } from "./turns.ts";
 
-/** How many times a change goes back to run its changed candidate unlocked before it runs it under the lock. */
-const UNLOCKED_ROUNDS = 3;
+/** How many times a change goes back to run its changed candidate unlocked before it gives up (keptChangingError). */
+export const UNLOCKED_ROUNDS = 3;
 
 /** One try at a change of a tool's code against the live version `previous`: a dry run, or the change itself. */
 type Attempt = (previous: PreviousVersion | undefined, dryRun: boolean) => Promise<Result<Forged>>;
@@ -65,6 +66,7 @@ export class Changes {
 				signal: options.signal,
 				now: runs.now,
 				dryRun,
+				readsFile: box.runner.preflightReadsFile,
 			});
 		return this.codeChange(name, attempt, { event: "forged", takeIn: true }, runs);
 	}
@@ -117,10 +119,10 @@ export class Changes {
 	 * A change of a tool's code (forge, roll-back, import). Its attempt (once `prepared`, or its refusal) runs first as a
 	 * dry run with the toolbox unlocked — the candidate's preflight load and tests, remembered in `runs` — then, in the
 	 * name's turn, under the lock against the live version as it is by then, reusing what the dry run found. A candidate
-	 * that differs by then (a forge that keeps the tests of a version changed meanwhile) lets the lock go, runs unlocked,
-	 * and tries again. So the lock is not held while the candidate's code runs, and the changes of a name still land in
-	 * the order they were asked for. A runner whose preflight loads the staged file gets no dry run: nothing is staged
-	 * before the lock.
+	 * that differs by then (a forge that keeps the tests of a version changed meanwhile), or a hand edit changed again
+	 * since its precheck, lets the lock go, runs unlocked, and tries again; past UNLOCKED_ROUNDS the change gives up with
+	 * keptChangingError. So the lock is never held while the candidate's code runs, and the changes of a name still
+	 * land in the order they were asked for.
 	 */
 	private codeChange(
 		name: string | undefined,
@@ -130,29 +132,26 @@ export class Changes {
 	): Promise<Result<Forged>> {
 		const { box } = this;
 		if (box.readOnly) return Promise.reject(readOnlyError());
-		const dryRuns = !box.runner.preflightReadsFile;
 		const ready = Promise.resolve(typeof prepared === "function" ? ok(prepared) : prepared);
 		const dryRun = async (attempt: Attempt) => {
-			if (dryRuns) await attempt(name ? await liveVersion(box, name) : undefined, true);
-		};
-		const unlocked = ready.then(async (attempt) => {
-			if (!attempt.ok) return;
 			// A hand edit not taken in yet is loaded now, so that taking it in under the lock loads nothing.
 			if (how.takeIn && name && box.registry.get(name)) await this.reconciler.precheck(name);
-			await dryRun(attempt.value);
-		});
+			await attempt(name ? await liveVersion(box, name) : undefined, true);
+		};
+		const unlocked = ready.then((attempt) => (attempt.ok ? dryRun(attempt.value) : undefined));
 		const changed = this.turns.inTurn(name, unlocked, async () => {
 			const attempt = await ready;
 			if (!attempt.ok) return attempt;
 			for (let round = 1; ; round++) {
-				// A live version that keeps changing under a forge's feet: past a few rounds it runs under the lock.
-				runs.locked = dryRuns && round <= UNLOCKED_ROUNDS;
 				try {
-					return await box.changeThenSettle((later) => this.underLock(name, attempt.value, how, later));
+					return await box.changeThenSettle((later) =>
+						asLockHolder(() => this.underLock(name, attempt.value, how, later)),
+					);
 				} catch (error) {
 					if (!(error instanceof NotRunBeforeLock)) throw error;
 				}
-				runs.locked = false;
+				// A live version that keeps changing under a change's feet: past a few rounds it gives up, unlocked.
+				if (round > UNLOCKED_ROUNDS) return this.keptChanging(name, how.event, round);
 				await dryRun(attempt.value).catch(() => undefined);
 			}
 		});
@@ -176,6 +175,13 @@ export class Changes {
 		const result = await this.guard(name, () => attempt(previous, false));
 		if (result.ok) later(adopt(box, result.value, how));
 		return result;
+	}
+
+	/** The change gave up: what it would have replaced kept changing. Not a failed attempt at the tool's code. */
+	private keptChanging(name: string | undefined, event: Adoption["event"], rounds: number): Result<Forged> {
+		const error = keptChangingError(name ?? "?", event, rounds);
+		this.box.emit({ type: "forge-failed", name, error });
+		return fail(error);
 	}
 
 	/** Removes a tool: its files go (its history stays), and it is no longer offered. */
@@ -241,6 +247,7 @@ export class Changes {
 			previous,
 			runTests: runs.runner,
 			dryRun,
+			readsFile: this.box.runner.preflightReadsFile,
 		});
 	}
 

@@ -9,6 +9,7 @@ import type { CompiledCode } from "../forge/transpile.ts";
 import { entryFromMeta, type RegistryEntry, type ToolStamps, withCalls } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
 import type { ToolboxContext } from "./context.ts";
+import { unlockedOnly } from "./lock-guard.ts";
 import { nextVersion } from "./next-version.ts";
 import type { CompiledTool } from "./tool-cache.ts";
 
@@ -105,16 +106,16 @@ export async function deriveEntry(
 }
 
 /**
- * A tool's entry from its files (with the lock held), with the code when the check compiled it (and its shape put in
- * the compile cache); makes sure the version on disk is in the history (a hand edit, or a change finished after an
- * interruption).
+ * A tool's entry from its files, with the code when the check compiled it (and its shape put in the compile cache);
+ * makes sure the version on disk is in the history (a hand edit, or a change finished after an interruption). With
+ * the lock held, a hand edit's load not made before the lock is refused (NotRunBeforeLock).
  */
 export async function deriveTool(
 	box: ToolboxContext,
 	name: string,
 	stamps?: ToolStamps,
-	/** The load of a hand edit; a re-check passes one that knows what its load before the lock found. */
-	preflight: PreflightLoader = box.runner.preflightBatch ?? box.runner.preflight,
+	/** The load of a hand edit (refused under the lock); a re-check passes one that knows what its precheck found. */
+	preflight: PreflightLoader = unlockedOnly(box.runner.preflightBatch ?? box.runner.preflight),
 ): Promise<{ entry: RegistryEntry; compiled?: CompiledTool; metaText?: string }> {
 	const derived = await deriveEntry(name, box.store, box.now(), preflight, {
 		write: !box.readOnly,

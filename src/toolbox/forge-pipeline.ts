@@ -62,6 +62,8 @@ export interface PipelineDeps {
 	 * remembering one, which the dry run calls too (`early`), so the pair is on disk before the lock.
 	 */
 	stage?: (tool: string, source: string, metaText: string, early?: boolean) => Promise<StagedTool>;
+	/** The preflight loads the file at its path (the inline runner's jiti): a dry run loads the pair it stages. */
+	readsFile?: boolean;
 }
 
 /** What a dry run ends with when the candidate passed everything it was put through. */
@@ -155,13 +157,21 @@ export async function runForgePipeline(request: ForgeRequest, deps: PipelineDeps
 export async function promoteSource(
 	meta: ToolMeta,
 	source: string,
-	deps: Pick<PipelineDeps, "store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun" | "check" | "stage">,
+	deps: Pick<
+		PipelineDeps,
+		"store" | "preflight" | "previous" | "runTests" | "signal" | "dryRun" | "check" | "stage" | "readsFile"
+	>,
 ): Promise<Result<Forged>> {
 	const tool = meta.name;
 	if (deps.dryRun) {
 		// A remembering stage writes the pair now, while the checks run, for the change under the lock to promote.
-		void deps.stage?.(tool, source, serializeMeta(meta), true).catch(() => undefined);
-		const checked = await checkCandidate(meta, source, Promise.resolve(deps.store.tsPath(tool)), deps);
+		const early = deps.stage?.(tool, source, serializeMeta(meta), true);
+		early?.catch(() => undefined);
+		// A preflight that reads the file loads that pair (a failed staging ends the dry run: the lock's run stages again).
+		const path =
+			deps.readsFile && early ? early.then((staged) => staged.tsPath) : Promise.resolve(deps.store.tsPath(tool));
+		path.catch(() => undefined); // awaited only once the source checks pass
+		const checked = await checkCandidate(meta, source, path, deps);
 		return checked.ok ? fail(DRY_RUN) : checked;
 	}
 	// Staging writes go on while the source is checked; a candidate that fails is discarded, unseen.

@@ -39,3 +39,22 @@ export function backOffAdvice(
 		? `${start} The last good version is v${last.version}: roll back to it (/forge rollback ${name} ${last.version}) and change one thing at a time.`
 		: `${start} Start from a smaller tool that does one thing, test it, then extend it.`;
 }
+
+/** What a change of a tool's code is called in its errors. */
+const CHANGE_NAMES = { forged: "forge", "rolled-back": "roll-back", imported: "import" } as const;
+
+/**
+ * A change of a tool's code whose live version kept changing between its unlocked run and the lock (another forge of
+ * it here or in another pi process, a hand edit still being saved): it gives up rather than run the code under the lock.
+ */
+export function keptChangingError(name: string, event: keyof typeof CHANGE_NAMES, rounds: number): ForgeError {
+	const change = CHANGE_NAMES[event];
+	return new ForgeError(
+		"store",
+		`'${name}' kept changing while this ${change} was being checked: each of ${rounds} tries found a version other than the one it was checked against (another forge of '${name}', here or in another pi process, or an edit of its file still being saved). Nothing was changed.`,
+		{
+			tool: name,
+			hint: `Try the ${change} again once '${name}' has stopped changing; list_forge with name '${name}' shows its version now.`,
+		},
+	);
+}

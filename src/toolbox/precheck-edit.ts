@@ -8,6 +8,7 @@ import { hashSource } from "../contract/tool-files.ts";
 import { verifyToolFile } from "../forge/check-source.ts";
 import { parseRegistry, sameStamps, staleNames } from "../store/registry.ts";
 import type { ToolboxContext } from "./context.ts";
+import { unlockedOnly } from "./lock-guard.ts";
 
 export interface PrecheckOptions {
 	/** Check it even if its stamps are the ones recorded (its content was found to differ). */
@@ -24,7 +25,7 @@ export async function precheckEdit(box: ToolboxContext, name: string, options: P
 	if (source === undefined) return;
 	const hash = hashSource(source);
 	if ((meta?.ok && meta.value.hash === hash) || (await box.cache.checked(hash))?.shape?.name === name) return;
-	const load = box.runner.preflightBatch ?? box.runner.preflight;
+	const load = unlockedOnly(box.runner.preflightBatch ?? box.runner.preflight);
 	const preflight: PreflightLoader = async (path, code, tool, file, map) => {
 		const shape = await load(path, code, tool, file, map);
 		options.failed?.remember(tool, code, shape);

@@ -2,6 +2,15 @@
 // the tools a caller waits for first. Each is first prepared with the toolbox unlocked (a hand edit's preflight load,
 // its top-level code, runs then), and then taken in with the lock held, several under one hold. A tool asked for again
 // while its re-check runs is re-checked once more after it (its files may have changed since that re-check read them).
+// A take-in that finds the files changed again since they were prepared (NotRunBeforeLock) sends the tool back to be
+// prepared again; past RECHECK_ROUNDS it is left as it was, and re-checked again after RETRY_AFTER_MS.
+import { handedOff, NotRunBeforeLock } from "./lock-guard.ts";
+
+/** How many times a tool whose files keep changing is prepared again before its re-check is left for later. */
+export const RECHECK_ROUNDS = 3;
+/** How long after its re-check was left for later a tool whose files kept changing is re-checked again. */
+export const RETRY_AFTER_MS = 1_000;
+
 export interface RequestOptions {
 	/** Someone waits for this tool now: it goes before the others. */
 	first?: boolean;
@@ -27,6 +36,10 @@ export class RecheckQueue<T> {
 	/** Wakes a running drain: a newly prepared tool may fill a free slot. */
 	private nudge: (() => void) | undefined;
 	private readonly idleWaiters = new Set<() => void>();
+	/** Tools sent back to be prepared again, with how many times. */
+	private readonly rounds = new Map<string, number>();
+	/** Cancelled (closing): nothing goes back or is left for later any more. */
+	private cancelled = false;
 
 	constructor(
 		/** Runs the whole drain (the toolbox holds its lock around it). */
@@ -35,6 +48,8 @@ export class RecheckQueue<T> {
 		private readonly concurrency: number,
 		/** Runs before `check`, outside `hold` (its failure is left to `check` to find); without it, `check` starts at once. */
 		private readonly prepare?: (name: string) => Promise<void>,
+		/** What a re-check left for later settles with (the tool as it was). */
+		private readonly asItWas?: (name: string) => T,
 	) {}
 
 	/** Re-checks `name` (the promise settles with the check's outcome). */
@@ -105,6 +120,7 @@ export class RecheckQueue<T> {
 
 	/** Drops what has not started (pi is closing: what is left is re-checked at the next start); running checks finish. */
 	cancel(): Promise<void> {
+		this.cancelled = true;
 		for (const timer of this.delayed.values()) clearTimeout(timer);
 		this.delayed.clear();
 		const dropped = [...this.waiting.values(), ...this.preparing.values(), ...this.ready.values()];
@@ -131,13 +147,15 @@ export class RecheckQueue<T> {
 			if (next.done) return;
 			const [name, waiting] = next.value;
 			this.waiting.delete(name);
-			if (!this.prepare) {
+			const { prepare } = this;
+			if (!prepare) {
 				this.ready.set(name, waiting);
 				this.drain();
 				continue;
 			}
 			this.preparing.set(name, waiting);
-			void this.prepare(name)
+			// Unlocked, also when a take-in under the hold sent the tool back: the hold does not wait for it.
+			void handedOff(() => prepare(name))
 				.catch(() => undefined)
 				.then(() => {
 					// Dropped meanwhile (closing): it is not taken in.
@@ -162,6 +180,7 @@ export class RecheckQueue<T> {
 			})
 			.finally(() => {
 				this.draining = undefined;
+				this.pump();
 				if (this.ready.size > 0) this.drain();
 				else this.wakeIdle();
 			});
@@ -194,14 +213,36 @@ export class RecheckQueue<T> {
 		const waiting = this.ready.get(name)!;
 		this.ready.delete(name);
 		this.running.set(name, waiting.promise);
+		let again = false;
 		try {
 			waiting.resolve(await this.check(name));
 		} catch (error) {
-			waiting.reject(error);
+			if (error instanceof NotRunBeforeLock && this.asItWas) again = this.prepareAgain(name, waiting, this.asItWas);
+			else waiting.reject(error);
 		} finally {
 			this.running.delete(name);
+			// A tool sent back is prepared once the hold is over (see drain).
+			if (!again) this.rounds.delete(name);
 			this.wakeIdle();
 		}
+	}
+
+	/**
+	 * The files of `name` changed again after it was prepared: it goes back to be prepared (first), unless it did so
+	 * RECHECK_ROUNDS times already; then it settles as it was and is re-checked after RETRY_AFTER_MS. Returns whether it went back.
+	 */
+	private prepareAgain(name: string, waiting: Waiting<T>, asItWas: (name: string) => T): boolean {
+		const rounds = (this.rounds.get(name) ?? 0) + 1;
+		if (rounds > RECHECK_ROUNDS || !this.prepare || this.cancelled) {
+			waiting.resolve(asItWas(name));
+			if (!this.waiting.has(name) && !this.cancelled) this.notice(name, RETRY_AFTER_MS);
+			return false;
+		}
+		this.rounds.set(name, rounds);
+		const asked = this.waiting.get(name);
+		if (asked) asked.promise.then(waiting.resolve, waiting.reject);
+		else moveFirst(this.waiting, name, waiting);
+		return true;
 	}
 
 	private wakeIdle(): void {

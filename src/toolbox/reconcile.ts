@@ -1,19 +1,13 @@
 // Opening the toolbox and keeping it in step with its files: finishes interrupted changes, reads the registry,
 // re-derives what is missing, corrupt or stale, and re-checks a tool whose files changed on disk (a hand edit, a
 // `git pull`, another process) — in the background after a quick open, when the watcher notices, or before a call.
-import {
-	emptyRegistry,
-	parseRegistry,
-	type Registry,
-	type RegistryEntry,
-	sameStamps,
-	staleNames,
-	type ToolStamps,
-} from "../store/registry.ts";
+import { type Registry, type RegistryEntry, sameStamps, staleNames, type ToolStamps } from "../store/registry.ts";
 import { type OpenReport, readOnlyError, type ToolboxContext } from "./context.ts";
 import { deriveTool } from "./derive.ts";
-import { FailedLoads, precheckEdit, precheckStale } from "./precheck-edit.ts";
+import { asLockHolder, unlockedOnly } from "./lock-guard.ts";
+import { FailedLoads, precheckEdit } from "./precheck-edit.ts";
 import { RecheckQueue } from "./recheck.ts";
+import { brokenNames, openReadOnly, openWritable } from "./reconcile-open.ts";
 import type { CompiledTool } from "./tool-cache.ts";
 
 /** Tools re-checked at once (their preflight loads share the runner's batch workers). */
@@ -48,52 +42,35 @@ export class Reconciler {
 	constructor(private readonly box: ToolboxContext) {
 		this.rechecks = new RecheckQueue(
 			(work) =>
-				box.change(() => {
-					const done = work();
-					box.registry.holdSaves(done);
-					return done;
-				}),
+				box.change(() =>
+					asLockHolder(() => {
+						const done = work();
+						box.registry.holdSaves(done);
+						return done;
+					}),
+				),
 			(name) => this.takeIn(name),
 			RECHECK_CONCURRENCY,
 			(name) => this.precheck(name),
+			(name) => box.registry.get(name),
 		);
 	}
 
 	/** See Toolbox.open. */
 	async open(options: { verify?: "now" | "background"; readOnly?: boolean } = {}): Promise<OpenReport> {
 		const { box } = this;
-		if (options.readOnly) return this.openReadOnly();
-		await box.store.ensure();
-		await box.store.ensureGitignore();
-		await box.health.load();
+		const derive = (name: string) => this.derive(name);
+		if (options.readOnly) {
+			const report = await openReadOnly(box, RECHECK_CONCURRENCY, derive);
+			box.emit({ type: "opened", report });
+			return report;
+		}
 		const background = options.verify === "background";
-		// The tools an open re-derives are loaded first, unlocked (pi's start re-checks them after the open instead).
-		if (!background) await precheckStale(box, RECHECK_CONCURRENCY, this.failedLoads);
-		const report = await box.store.locked(async (): Promise<OpenReport> => {
-			// pi's start leaves the temporary files of interrupted writes (a read of the whole folder) to the comparison after it.
-			const recovered = await box.store.recover({ sweep: !background });
-			const text = await box.store.readRegistry();
-			const parsed = parseRegistry(text);
-			const rebuilt: OpenReport["rebuilt"] =
-				text === undefined ? "missing" : parsed === undefined ? "corrupt" : undefined;
-			// A sound registry is trusted at once when asked (pi's start); the files are compared with it right after.
-			if (parsed && background) {
-				box.registry.replaceAll(parsed);
-				return { tools: box.registry.size, broken: [], rederived: [], recovered };
-			}
-			const registry = parsed ?? emptyRegistry();
-			const stale = await this.rederiveStale(registry, !parsed);
-			box.registry.replaceAll(registry);
-			if (rebuilt || stale.length > 0) await box.registry.writeAll();
-			return {
-				tools: box.registry.size,
-				broken: [],
-				rebuilt: rebuilt ?? (stale.length > 0 ? "stale" : undefined),
-				rederived: stale,
-				recovered,
-			};
-		});
-		report.broken = this.brokenNames();
+		const { report, deferred } = await openWritable(box, background, RECHECK_CONCURRENCY, this.failedLoads, derive);
+		// What a re-derivation left out (changed again since its load, or pi's start's hand edits) is re-checked now.
+		await Promise.all(deferred.map((name) => this.rechecks.request(name).catch(() => undefined)));
+		report.tools = box.registry.size;
+		report.broken = brokenNames(box);
 		box.emit({ type: "opened", report });
 		if (background && report.rederived.length === 0 && !report.rebuilt) {
 			// pi's own start goes first; a listing that needs the comparison starts it at once (see settle).
@@ -112,33 +89,6 @@ export class Reconciler {
 		return report;
 	}
 
-	/** The toolbox as the files say it is now, with no folder, lock, recovery, registry, history or metadata written. */
-	private async openReadOnly(): Promise<OpenReport> {
-		const { box } = this;
-		box.readOnly = true;
-		await box.health.load();
-		const text = await box.store.readRegistry();
-		const parsed = parseRegistry(text);
-		const registry = parsed ?? emptyRegistry();
-		const stale = await this.rederiveStale(registry, !parsed);
-		box.registry.replaceAll(registry);
-		const rebuilt: OpenReport["rebuilt"] =
-			text === undefined ? "missing" : parsed === undefined ? "corrupt" : stale.length > 0 ? "stale" : undefined;
-		const report: OpenReport = {
-			tools: box.registry.size,
-			broken: this.brokenNames(),
-			rebuilt,
-			rederived: stale,
-			recovered: { rolledForward: [], discarded: [], leftovers: [] },
-		};
-		box.emit({ type: "opened", report });
-		return report;
-	}
-
-	private brokenNames(): string[] {
-		return this.box.registry.entries().flatMap((e) => (e.status === "broken" ? [e.name] : []));
-	}
-
 	/** A tool's metadata as it is now: its file, or what a read-only open derived for a hand edit and did not write. */
 	async readMeta(name: string): Promise<string | undefined> {
 		return this.unwrittenMeta.get(name) ?? this.box.store.readMeta(name);
@@ -148,25 +98,6 @@ export class Reconciler {
 	verified(): Promise<unknown> {
 		this.startComparison();
 		return this.verification;
-	}
-
-	/** Re-derives, in `registry`, every tool whose files differ from it (all of them when `all`); returns their names. */
-	private async rederiveStale(registry: Registry, all: boolean): Promise<string[]> {
-		const onDisk = await this.box.store.listStamps();
-		const stale = all ? [...onDisk.keys()].sort() : staleNames(registry, onDisk);
-		const queue = [...stale];
-		const worker = async () => {
-			for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-				if (!onDisk.has(name)) delete registry.tools[name];
-				else {
-					const derived = await this.derive(name);
-					if (derived.compiled) this.box.cache.keep(name, derived.compiled);
-					registry.tools[name] = derived.entry;
-				}
-			}
-		};
-		await Promise.all(Array.from({ length: RECHECK_CONCURRENCY }, worker));
-		return stale;
 	}
 
 	/**
@@ -186,17 +117,20 @@ export class Reconciler {
 			};
 			const stale = staleNames(current, onDisk);
 			this.compared = true;
-			void box.change(() => box.store.sweep()).catch(() => undefined);
+			void box.change(() => asLockHolder(() => box.store.sweep())).catch(() => undefined);
 			await Promise.all(stale.map((name) => this.rechecks.request(name).catch(() => undefined)));
 		} finally {
 			this.compared = true;
 		}
 	}
 
-	/** A tool's entry from its files; in a read-only open the metadata derived for a hand edit is kept in memory. */
+	/**
+	 * A tool's entry from its files; in a read-only open the metadata derived for a hand edit is kept in memory. Under
+	 * the lock, a load is answered from what its precheck found, or refused (NotRunBeforeLock: the files changed since).
+	 */
 	private async derive(name: string, stamps?: ToolStamps): Promise<{ entry: RegistryEntry; compiled?: CompiledTool }> {
 		const { runner } = this.box;
-		const preflight = this.failedLoads.preflight(runner.preflightBatch ?? runner.preflight);
+		const preflight = this.failedLoads.preflight(unlockedOnly(runner.preflightBatch ?? runner.preflight));
 		const derived = await deriveTool(this.box, name, stamps, preflight);
 		if (this.box.readOnly && derived.metaText) this.unwrittenMeta.set(name, derived.metaText);
 		return derived;
@@ -276,12 +210,15 @@ export class Reconciler {
 	readonly precheck = (name: string): Promise<void> =>
 		precheckEdit(this.box, name, { force: this.forced.has(name), failed: this.failedLoads });
 
-	/** The files of one tool as they are now, if they changed since the registry recorded them. Call inside `change`. */
+	/**
+	 * The files of one tool as they are now, if they changed since the registry recorded them. Call inside `change`;
+	 * throws NotRunBeforeLock when they changed again since their precheck (they are prechecked again, unlocked).
+	 */
 	async takeIn(name: string): Promise<RegistryEntry | undefined> {
 		const { box } = this;
 		const stamps = await box.store.stampsOf(name);
 		const current = box.registry.get(name);
-		if (current && sameStamps(current.stamps, stamps) && !this.forced.delete(name)) return current;
+		if (current && sameStamps(current.stamps, stamps) && !this.forced.has(name)) return current;
 		if (!stamps.ts && !stamps.json) {
 			if (!current) return undefined;
 			box.registry.delete(name);
@@ -290,6 +227,7 @@ export class Reconciler {
 			return undefined;
 		}
 		const { entry, compiled } = await this.derive(name, stamps);
+		this.forced.delete(name);
 		if (entry.hash !== current?.hash) box.health.reset(name);
 		box.registry.set(entry);
 		box.cache.changed(name, entry, compiled);

@@ -1,20 +1,30 @@
-// What the tests of changes made with the toolbox unlocked share: an isolated toolbox per test (closed after it),
-// whether the toolbox lock is held, a slow tool and its test case, and a result read as its message.
+// What the tests of changes made with the toolbox unlocked share: an isolated toolbox per test (closed after it, and
+// checked to have run no tool code for a holder of the toolbox lock), whether the toolbox lock is held, a slow tool
+// and its test case, and a result read as its message.
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { type IsolatedBox, isolatedToolbox } from "./isolated-fixture.ts";
+import { type LockWatch, watchRunner } from "./lock-watch.ts";
 
-/** Opens an isolated toolbox for the running test; it is closed, and its runner ended, after the test. */
+/**
+ * Opens an isolated toolbox for the running test; it is closed, and its runner ended, after the test, which fails if
+ * a holder of the toolbox lock had tool code run on that runner (any toolbox on it, any path).
+ */
 export function isolatedPerTest(): (env?: Record<string, string>) => Promise<IsolatedBox> {
 	let box: IsolatedBox | undefined;
+	let watch: LockWatch | undefined;
 	afterEach(async () => {
 		await box?.toolbox.close();
 		await box?.runner.dispose();
+		const ranLocked = watch?.byHolder;
 		box = undefined;
+		watch = undefined;
+		expect(ranLocked ?? []).toEqual([]);
 	});
 	return async (env = {}) => {
 		box = await isolatedToolbox(env);
+		watch = watchRunner(box.runner, box.dir);
 		return box;
 	};
 }

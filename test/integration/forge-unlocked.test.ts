@@ -80,6 +80,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 			expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
 			expect(order).toEqual(["stage", "lock"]);
 			expect(await box.toolbox.readSource("once")).toContain("return params.text;");
+			await box.toolbox.flush(); // the commit's last steps (the promoted pair's folder removed) follow its answer
 			expect(await stagedPairs(box.dir)).toBe(0);
 		} finally {
 			stage.mockRestore();
@@ -98,6 +99,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 		expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
 		expect(await toolbox.readSource("restaged")).toContain("setTimeout");
 		expect(await readFile(join(dir, "forge-restaged.json"), "utf8")).toContain('"version": 1');
+		await toolbox.flush();
 		expect(await stagedPairs(dir)).toBe(0);
 	});
 
@@ -111,6 +113,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 		const [a, b, c] = await Promise.all([first, second, failed]);
 		expect([a.ok, b.ok, c.ok]).toEqual([true, true, false]);
 		expect(b.ok && b.value.meta.version).toBe(2);
+		await toolbox.flush();
 		expect(await stagedPairs(dir)).toBe(0);
 		await expect(access(staging(dir))).rejects.toThrow();
 	});

@@ -5,6 +5,7 @@ import { ok } from "../../src/contract/forge-error.ts";
 import type { ToolMeta } from "../../src/contract/tool-files.ts";
 import type { ToolboxStore } from "../../src/store/toolbox-store.ts";
 import { CandidateRuns, NotRunBeforeLock } from "../../src/toolbox/candidate-runs.ts";
+import { asLockHolder, handedOff, holdsLock } from "../../src/toolbox/lock-guard.ts";
 import { NameTurns } from "../../src/toolbox/turns.ts";
 
 const shape = { name: "t", description: "d", parameters: { type: "object" } };
@@ -42,25 +43,42 @@ describe("CandidateRuns", () => {
 		const tests = [{ args: {}, expect: "1" }];
 		await candidate.preflight("/p", "code", "t", "forge-t.ts");
 		await candidate.runner({ code: "code", map: "" }, meta(tests));
-		candidate.locked = true;
-		await candidate.preflight("/staged", "code", "t", "forge-t.ts");
-		await candidate.runner({ code: "code", map: "" }, meta(tests));
+		await asLockHolder(async () => {
+			await candidate.preflight("/staged", "code", "t", "forge-t.ts");
+			await candidate.runner({ code: "code", map: "" }, meta(tests));
+		});
 		expect(made).toEqual(["preflight code", `tests code ${JSON.stringify(tests)}`]);
 	});
 
 	it("under the lock refuses a run not made before, and makes it once unlocked again", async () => {
 		const { candidate, made } = runs();
-		candidate.locked = true;
-		await expect(candidate.preflight("/p", "other", "t", "forge-t.ts")).rejects.toBeInstanceOf(NotRunBeforeLock);
-		await expect(candidate.runner({ code: "code", map: "" }, meta([]))).rejects.toThrow(
-			/runs again before the toolbox is locked/,
-		);
+		await asLockHolder(async () => {
+			await expect(candidate.preflight("/p", "other", "t", "forge-t.ts")).rejects.toBeInstanceOf(NotRunBeforeLock);
+			await expect(candidate.runner({ code: "code", map: "" }, meta([]))).rejects.toThrow(
+				/runs again before the toolbox is locked/,
+			);
+		});
 		expect(made).toEqual([]);
-		candidate.locked = false;
 		await candidate.preflight("/p", "other", "t", "forge-t.ts");
-		candidate.locked = true;
-		expect((await candidate.preflight("/p", "other", "t", "forge-t.ts")).ok).toBe(true);
+		const again = await asLockHolder(() => candidate.preflight("/p", "other", "t", "forge-t.ts"));
+		expect(again.ok).toBe(true);
 		expect(made).toEqual(["preflight other"]);
+	});
+
+	it("a run asked for by a holder of the lock is refused; handed off or outside, it runs", async () => {
+		const { candidate, made } = runs();
+		let holderSees = false;
+		let outside = false;
+		await asLockHolder(async () => {
+			await Promise.resolve();
+			holderSees = holdsLock();
+			// Work the holder starts and does not wait for runs as unlocked code.
+			await handedOff(() => candidate.preflight("/p", "handed", "t", "forge-t.ts"));
+		});
+		outside = holdsLock();
+		await candidate.preflight("/p", "outside", "t", "forge-t.ts");
+		expect([holderSees, outside]).toEqual([true, false]);
+		expect(made).toEqual(["preflight handed", "preflight outside"]);
 	});
 });
 
