@@ -3,8 +3,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { type ConfigFile, type FileKey, readFileSettings } from "./config-file.ts";
 import type { ConfigProblem, ForgeConfig, ForgePolicy, UntrustedWhy } from "./contract/config.ts";
+import { type ConfigFile, type FileKey, readFileSettings } from "./contract/config-file.ts";
 import { safeEnvironment } from "./policy/capability.ts";
 import {
 	compareLimit,
@@ -15,8 +15,8 @@ import {
 } from "./policy/project-limits.ts";
 import { sensitiveEnvValues } from "./security/redact.ts";
 
-export type { ConfigFile } from "./config-file.ts";
 export type { ConfigProblem, ForgeConfig, ForgePolicy, UntrustedWhy } from "./contract/config.ts";
+export type { ConfigFile } from "./contract/config-file.ts";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_MEMORY_MB = 512;

@@ -1,6 +1,6 @@
 // The settings files as data: which keys a file may hold, and a file's text read into those settings, with what is
-// wrong in it reported. config.ts decides which of them are in effect.
-import type { ConfigProblem } from "./contract/config.ts";
+// wrong in it reported. src/config.ts decides which of them are in effect.
+import type { ConfigProblem } from "./config.ts";
 
 /**
  * A settings file: `<agentDir>/forge/config.json` (every project) and `<cwd>/.pi/forge/config.json` (this one). The
