@@ -76,7 +76,10 @@ export function decide(capability: Capability, context: PolicyContext): Decision
 	const key = capabilityKey(capability);
 	if (context.grants.deny.some((grant) => grantCovers(grant, key))) return deny(REASONS.rememberedDeny);
 	if (context.policy === "strict") return deny(REASONS.strict);
-	if (context.grants.allow.some((grant) => grantCovers(grant, key))) return allow(REASONS.rememberedAllow);
+	// A shell line not bound to the files it runs is never allowed for good: a grant would cover whatever it reaches.
+	const grantable = !(capability.kind === "exec" && capability.unbound);
+	if (grantable && context.grants.allow.some((grant) => grantCovers(grant, key)))
+		return allow(REASONS.rememberedAllow);
 	// Running inside pi's process gives up the isolation itself: a person decides, even under permissive.
 	if (context.policy === "permissive" && capability.kind !== "inline") return allow(REASONS.permissive);
 	return { verdict: "ask" };
@@ -131,6 +134,7 @@ export function refusalHint(
 	policy: PolicyContext["policy"],
 	grantsFile: string,
 	decision?: Decision,
+	capability?: Capability,
 ): string {
 	if (decision?.verdict === "deny" && isFinalDenial(decision.reason)) {
 		return decision.reason.endsWith(REASONS.protected)
@@ -140,14 +144,28 @@ export function refusalHint(
 	// Most refusals are permissions to grant; an access the logic should never have made (a wrong path or address) is a bug.
 	const notABug = `This is a permission to grant, not a fault in the code of '${tool}': do not re-forge it for this, unless '${tool}' should not reach this at all (a wrong path or address in the logic).`;
 	const effect = `Grants are kept per version of a tool, in ${grantsFile}.`;
+	const unasked =
+		decision?.verdict === "deny" &&
+		decision.reason !== REASONS.deniedByUser &&
+		decision.reason !== REASONS.rememberedDeny;
+	if (capability?.kind === "exec" && capability.unbound && unasked) {
+		const who =
+			policy === "strict"
+				? "PI_FORGE_POLICY=strict never runs it; under PI_FORGE_POLICY=prompt only a person, asked in pi's TUI, can allow it once"
+				: "only a person, asked in pi's TUI, can allow it once";
+		return `${notABug} This shell line is not bound to the content of the files it runs (${capability.unbound}), so no grant covers it: ${who}. Or have '${tool}' run its script so the line names it from the project (\`sh scripts/build.sh\`), which can be granted.`;
+	}
 	if (policy === "strict") {
 		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;
 	}
 	if (decision?.verdict === "deny" && decision.reason === REASONS.deniedByUser) {
-		return `The user was asked and refused to let '${tool}' do this: respect that, and do not look for another way to get it unless they ask you to. This is not a fault in the code of '${tool}'.`;
+		return deniedHint(tool);
 	}
 	if (decision?.verdict === "deny" && decision.reason === REASONS.rememberedDeny) {
 		return `${notABug} The user refused it for good: only with their say-so, the command below turns that refusal into a grant. ${effect}`;
 	}
 	return `${notABug} To allow it, run the command below (with the user's consent), then call '${tool}' again; or keep '${tool}' inside the project and its private temp dir (os.tmpdir()). ${effect}`;
 }
+
+const deniedHint = (tool: string) =>
+	`The user was asked and refused to let '${tool}' do this: respect that, and do not look for another way to get it unless they ask you to. This is not a fault in the code of '${tool}'.`;

@@ -43,7 +43,9 @@ export function permissionTitle(capability: Capability, context: DialogContext):
 	const scope = capability.shell
 		? `exactly this shell line${asNow}`
 		: `${show(capability.program, MAX_SHOWN.path)}${asNow} with any arguments`;
-	// The body is what may be cut; what "Always" means is always shown.
+	// The body is what may be cut; what "Always" means (or why it is not offered) is always shown.
+	if (capability.unbound)
+		return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\nThis line is not bound to any file's content: ${show(capability.unbound, MAX_SHOWN.path)}. It can be allowed once only; each call asks again.`;
 	return `${bounded(lines.join("\n"), MAX_SHOWN.title)}\n"Always" allows ${scope}${capability.env?.length ? ", with this environment," : ""} for ${thisVersion}.`;
 }
 

@@ -18,7 +18,8 @@ import { capabilityKey, describeCapability, digestKey } from "./capability.ts";
 import { type Decision, decide, grantCommands, REASONS, refusalHint } from "./decide.ts";
 import { commandTooLong, permissionTitle } from "./display.ts";
 import type { GrantsStore } from "./grants-store.ts";
-import { INSTRUCTION_FILES, nestedPathsAt, protectedLocations } from "./protected.ts";
+import { currentInstallations } from "./installations.ts";
+import { CANONICAL_INSTRUCTION_FILES, INSTRUCTION_FILES, nestedPathsAt, protectedLocations } from "./protected.ts";
 import { rememberGrant } from "./remember-grant.ts";
 
 export interface PolicyGateOptions {
@@ -63,6 +64,7 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		forgeHome: real(config.forgeHome),
 		homeDir: real(config.homeDir),
 		configHome: config.env.XDG_CONFIG_HOME ? real(config.env.XDG_CONFIG_HOME) : undefined,
+		installations: currentInstallations(projectDir, config.nodePath),
 		extra: [
 			...new Set(
 				[dirname(config.projectConfigFile), options.runtimeDir, ...(options.protectedDirs ?? [])].map(real),
@@ -102,7 +104,9 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 		const options =
 			capability.kind === "inline"
 				? [ASK_OPTIONS.always, ASK_OPTIONS.deny]
-				: [ASK_OPTIONS.once, ASK_OPTIONS.always, ASK_OPTIONS.deny];
+				: capability.kind === "exec" && capability.unbound
+					? [ASK_OPTIONS.once, ASK_OPTIONS.deny]
+					: [ASK_OPTIONS.once, ASK_OPTIONS.always, ASK_OPTIONS.deny];
 		if (commandTooLong(capability, redact) !== undefined) return Promise.resolve("too-long");
 		const callAsks = asksOf(call);
 		// From now on the tool waits on a person (for this dialog, or one before it in the queue).
@@ -185,9 +189,11 @@ export function createPolicyGate(options: PolicyGateOptions): PolicyGate {
 				hint: "Call the tool again: from now on it runs inline, with the full ExtensionAPI.",
 			};
 		}
-		const hint = refusalHint(call.tool, config.policy, grants.file, decision);
-		// What a person just refused is not offered back as a command to run.
+		const hint = refusalHint(call.tool, config.policy, grants.file, decision, capability);
+		// What a person just refused is not offered back as a command to run, nor a grant that would not hold.
+		const grantable = !(capability.kind === "exec" && capability.unbound);
 		if (
+			grantable &&
 			!isFinalDenial(decision) &&
 			decision.reason !== REASONS.deniedByUser &&
 			decision.reason !== REASONS.callOver
@@ -255,17 +261,6 @@ function isFinalDenial(decision: Decision): boolean {
 		(decision.reason === REASONS.notAbsolute || decision.reason.endsWith(REASONS.protected))
 	);
 }
-
-/** Instruction files as agents name them: held for commands even where they do not exist (no command creates one). */
-const CANONICAL_INSTRUCTION_FILES = [
-	"AGENTS.md",
-	"AGENT.md",
-	"CLAUDE.md",
-	"CLAUDE.local.md",
-	"GEMINI.md",
-	".cursorrules",
-	".windsurfrules",
-];
 
 /** The agent instruction files at the top of the project, whatever their case (bound read-only for commands). */
 function instructionFilesIn(dir: string): string[] {

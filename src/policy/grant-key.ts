@@ -1,6 +1,7 @@
 // What a person may type as a capability to grant (`agent-forge grant <tool> <capability>`, `/forge grant …`): the
 // keys the policy remembers, checked for their form so a typo is refused rather than kept as a grant that never applies.
 import { isAbsolute } from "node:path";
+import { readShellLine } from "../run/isolated/shell-line.ts";
 
 export type ParsedGrantKey =
 	| { ok: true; key: string }
@@ -43,10 +44,20 @@ export function parseGrantKey(text: string): ParsedGrantKey {
 			return /^[0-9a-f]{64}$/.test(rest)
 				? { ok: true, key }
 				: { ok: false, error: `'${key}': sha256: needs the 64 hex digits a refusal printed.` };
-		case "shell":
-			return rest.trim()
-				? { ok: true, key }
-				: { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
+		case "shell": {
+			if (!rest.trim()) return { ok: false, error: `'${key}': shell: needs the command line, exactly as it runs.` };
+			const env = ENV_SUFFIX.exec(rest)?.[0] ?? "";
+			const withContent = rest.slice(0, rest.length - env.length);
+			const line = withContent.slice(0, withContent.length - (CONTENT_SUFFIX.exec(withContent)?.[0].length ?? 0));
+			// Such a line is never allowed for good (decide.ts): a grant of it would be kept and never hold.
+			const { unbound } = readShellLine(line);
+			return unbound
+				? {
+						ok: false,
+						error: `'${key}': this shell line is not bound to the content of the files it runs (${unbound}); it can only be allowed once, when a person is asked in pi's TUI.`,
+					}
+				: { ok: true, key };
+		}
 		case "exec": {
 			const env = ENV_SUFFIX.exec(rest)?.[0] ?? "";
 			const withContent = rest.slice(0, rest.length - env.length);

@@ -21,20 +21,31 @@ export interface ProtectedContext {
 	forgeHome: string;
 	/** Further folders (the runner's bundle, a test's settings). */
 	extra?: string[];
+	/** The installations pi runs code from (installations.ts): Agent Forge's package, pi's, Node's. */
+	installations?: readonly ProtectedLocation[];
 	/** The user's home and XDG config folder: git's, ssh's, the shell's and other agents' settings in them. */
 	homeDir?: string;
 	configHome?: string;
 }
 
-/** File names agents read as instructions, wherever they are in the project (compared without case). */
-export const INSTRUCTION_FILES: readonly string[] = [
-	"agents.md",
-	"agent.md",
-	"claude.md",
-	"claude.local.md",
-	"gemini.md",
+/**
+ * Instruction files as agents name them at the top of a project (pi reads `AGENTS.override.md` instead of AGENTS.md):
+ * held for granted commands even where they do not exist, so no command creates one.
+ */
+export const CANONICAL_INSTRUCTION_FILES: readonly string[] = [
+	"AGENTS.override.md",
+	"AGENTS.md",
+	"AGENT.md",
+	"CLAUDE.md",
+	"CLAUDE.local.md",
+	"GEMINI.md",
 	".cursorrules",
 	".windsurfrules",
+];
+
+/** File names agents read as instructions, wherever they are in the project (compared without case). */
+export const INSTRUCTION_FILES: readonly string[] = [
+	...CANONICAL_INSTRUCTION_FILES.map((name) => name.toLowerCase()),
 	"copilot-instructions.md",
 ];
 
@@ -52,6 +63,7 @@ export function protectedLocations(context: ProtectedContext): ProtectedLocation
 		{ path: join(tempDir, "jiti"), what: "pi's module cache (jiti), run at pi's next start" },
 		{ path: join(tempDir, "node-compile-cache"), what: "Node's compile cache" },
 		...(context.extra ?? []).map((path) => ({ path, what: "Agent Forge's own files" })),
+		...(context.installations ?? []),
 		...homeLocations(context.homeDir, context.configHome),
 	];
 }
@@ -85,6 +97,7 @@ const HOME_FILES: ReadonlyArray<[string, string]> = [
 	[".codex", "Codex"],
 	[".gemini", "Gemini CLI"],
 	[".cursor", "Cursor"],
+	[".agents", "pi and other agents (skills they load in every project)"],
 	[".local/bin", "the shell (it is on the PATH)"],
 	[".bin", "the shell (it may be on the PATH)"],
 ];
@@ -128,6 +141,7 @@ const NESTED: ReadonlyArray<[string[], string]> = [
 	[[".continue"], "a .continue folder (another agent's settings)"],
 	[[".amazonq"], "an .amazonq folder (another agent's rules)"],
 	[[".kiro"], "a .kiro folder (another agent's settings)"],
+	[[".agents"], "a .agents folder (pi and other agents load skills from it)"],
 	[[".devcontainer"], "a .devcontainer folder (commands run when the folder is opened)"],
 	[[".mcp.json"], ".mcp.json (MCP servers: commands an agent starts)"],
 	[[".envrc"], ".envrc (direnv runs it on cd)"],

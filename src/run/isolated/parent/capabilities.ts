@@ -8,7 +8,7 @@ import type { BrokerRequest, FsRequest } from "../protocol.ts";
 import { resolveProgram } from "../resolve-program.ts";
 import { type Capability, type EnvChange, shellQuote } from "./capability.ts";
 import { mappedIPv4 } from "./net-address.ts";
-import { programContent, shellFilesDigest } from "./program-content.ts";
+import { programContent, shellFiles } from "./program-content.ts";
 
 export interface CapabilityContext {
 	/** The real path of the project: where a command runs when it names no folder. */
@@ -54,9 +54,8 @@ export async function capabilitiesOf(request: BrokerRequest, context: Capability
 			const roots = context.writableRoots ?? [];
 			const line = [request.file, ...request.args].join(" ");
 			const program = request.shell ? "/bin/sh" : (resolveProgram(request.file, { cwd, path }) ?? request.file);
-			const content = request.shell
-				? await shellFilesDigest(line, cwd, roots, context.realpath)
-				: (await programContent(await real(program), roots))?.digest;
+			const binding = request.shell ? await shellFiles(line, cwd, roots, context.realpath) : undefined;
+			const content = binding ? binding.digest : (await programContent(await real(program), roots))?.digest;
 			const exec: Capability = request.shell
 				? { kind: "exec", program, commandLine: line, shell: true, env, cwd }
 				: {
@@ -67,6 +66,8 @@ export async function capabilitiesOf(request: BrokerRequest, context: Capability
 						cwd,
 					};
 			if (content) exec.content = content;
+			// Asked once at a time: a grant for good would cover whatever the line reaches when it runs.
+			if (binding?.unbound) exec.unbound = binding.unbound;
 			return request.cwd ? [exec, { kind: "fs-read", path: cwd }] : [exec];
 		}
 		case "env":

@@ -21,6 +21,8 @@ export type Capability =
 			env?: readonly EnvChange[];
 			cwd?: string;
 			content?: string;
+			/** A shell line whose files cannot be told from its text (`cd x && sh y.sh`, `$PWD/y.sh`): why; never granted for good. */
+			unbound?: string;
 	  }
 	| { kind: "env"; name: string }
 	/** HTTP(S) to one host: its name, with the port when it is not the scheme's default ("api.example.com", "127.0.0.1:8080"). */

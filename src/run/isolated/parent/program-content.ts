@@ -1,36 +1,28 @@
 // The content a command's program had when it was approved. A program a tool can write (inside the project or the
 // temp dir) is named by its content as well as its path: a grant of `build.sh` is a grant of what build.sh held
-// then, and a tool that rewrites it is asked again. A shell line is bound to the files its words name there.
+// then, and a tool that rewrites it is asked again. A shell line is bound to the files its words name there (see
+// shell-line.ts for the lines that cannot be).
 import { createHash, randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
+import { readShellLine, UNBOUND } from "../shell-line.ts";
 import { isInside } from "./paths.ts";
 
 /** The most bytes of a program read to name it: a bigger one gets a name of its own at each check (asked each time). */
 const MAX_HASHED_BYTES = 256 * 1024 * 1024;
 
-/** Words before a script that run it: `sh build.sh`, `node tools/x.js`, `. ./env.sh`. */
-const INTERPRETERS: ReadonlySet<string> = new Set([
-	"sh",
-	"bash",
-	"dash",
-	"zsh",
-	"ksh",
-	"node",
-	"python",
-	"python3",
-	"perl",
-	"ruby",
-	"php",
-	"tsx",
-	"source",
-	".",
-]);
-
 function isExecutable(path: string): boolean {
 	try {
 		return (statSync(path).mode & 0o111) !== 0;
+	} catch {
+		return false;
+	}
+}
+
+function isFile(path: string): boolean {
+	try {
+		return statSync(path).isFile();
 	} catch {
 		return false;
 	}
@@ -58,40 +50,54 @@ export async function programContent(
 	}
 }
 
+/** What a shell line runs from files a tool can write: their one digest, the files, and why it is not bound, if not. */
+export interface ShellBinding {
+	/** Undefined when the line names no such file. */
+	digest?: string;
+	files: { path: string; bytes: Buffer }[];
+	/** Why what the line runs cannot be told from it (shell-line.ts), or a script it runs is not a file now. */
+	unbound?: string;
+}
+
 /**
- * One digest of the programs a shell line's words name inside `roots` (`./scripts/build.sh`, `sh build.sh`), in order;
- * undefined when it names none. A file the line reaches another way (a Makefile, a script's own `source`) is not seen.
+ * The files a shell line's words name inside `roots` (`./scripts/build.sh`, `sh build.sh`, `sh < build.sh`), in
+ * order, with their bytes and their one digest. A file the line reaches another way (a Makefile, a script's own
+ * `source`) is not seen; a line that decides what it runs only when it runs (`cd`, `$PWD`, a pattern) is `unbound`.
  */
+export async function shellFiles(
+	line: string,
+	cwd: string,
+	roots: readonly string[],
+	realpath: (path: string) => Promise<string>,
+): Promise<ShellBinding> {
+	const hash = createHash("sha256");
+	const files: { path: string; bytes: Buffer }[] = [];
+	const read = readShellLine(line);
+	let unbound = read.unbound;
+	for (const { text, role } of read.words) {
+		if (!text || (role === "argument" && text.startsWith("-"))) continue;
+		const real = await realpath(resolve(cwd, text)).catch(() => undefined);
+		// A script or input that is not a file now could be made one later, and run under the same grant.
+		const runs = role === "script" || role === "input" || (role === "command" && text.includes("/"));
+		if (runs && (!real || !isFile(real))) unbound ??= UNBOUND.missing(text);
+		// What runs: an executable file, or a script handed to an interpreter (data files a line names stay unbound).
+		if (!real || !(isExecutable(real) || role === "script" || role === "input")) continue;
+		const content = await programContent(real, roots);
+		if (!content || files.some((file) => file.path === real)) continue;
+		hash.update(`${real}\0${content.digest}\0`);
+		files.push({ path: real, bytes: content.bytes });
+	}
+	return { ...(files.length ? { digest: hash.digest("hex") } : {}), files, ...(unbound ? { unbound } : {}) };
+}
+
+/** The one digest of the files a shell line runs (see shellFiles); undefined when it names none. */
 export async function shellFilesDigest(
 	line: string,
 	cwd: string,
 	roots: readonly string[],
 	realpath: (path: string) => Promise<string>,
 ): Promise<string | undefined> {
-	return (await shellFiles(line, cwd, roots, realpath))?.digest;
-}
-
-/** The files a shell line's words name inside `roots`, with their bytes, and their one digest (see shellFilesDigest). */
-export async function shellFiles(
-	line: string,
-	cwd: string,
-	roots: readonly string[],
-	realpath: (path: string) => Promise<string>,
-): Promise<{ digest: string; files: { path: string; bytes: Buffer }[] } | undefined> {
-	const hash = createHash("sha256");
-	const files: { path: string; bytes: Buffer }[] = [];
-	const words = line.split(/[\s;&|()<>`'"]+/).filter(Boolean);
-	for (const [index, word] of words.entries()) {
-		if (word.startsWith("-")) continue;
-		const real = await realpath(resolve(cwd, word)).catch(() => undefined);
-		// What runs: an executable file, or a script handed to an interpreter (data files a line names stay unbound).
-		if (!real || !(isExecutable(real) || INTERPRETERS.has(basename(words[index - 1] ?? "")))) continue;
-		const content = await programContent(real, roots);
-		if (!content || files.some((file) => file.path === real)) continue;
-		hash.update(`${real}\0${content.digest}\0`);
-		files.push({ path: real, bytes: content.bytes });
-	}
-	return files.length ? { digest: hash.digest("hex"), files } : undefined;
+	return (await shellFiles(line, cwd, roots, realpath)).digest;
 }
 
 /**
@@ -107,7 +113,7 @@ export async function approvedFiles(
 	if (command.shell) {
 		const line = [command.file, ...command.args].join(" ");
 		const named = await shellFiles(line, await real(command.cwd), roots, realpath);
-		return named?.digest === digest ? named.files : undefined;
+		return named.digest === digest ? named.files : undefined;
 	}
 	const path = await real(command.file);
 	const program = await programContent(path, roots);
