@@ -1,12 +1,13 @@
-// How the sockets a granted command must not reach are found (system-sockets.ts), in a tree made for each case: at any
-// depth, not through links, not in the writable or skipped folders, again when a folder changed, within bounds.
+// How the sockets a granted command must not reach are found (system-sockets.ts), in a tree made for each case: down to
+// MAX_DEPTH, not through links, not in the writable or skipped folders nor in installed code (node_modules), again when
+// a folder changed, within bounds.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { real } from "../../src/run/isolated/parent/paths.ts";
-import { SocketIndex } from "../../src/run/isolated/parent/system-sockets.ts";
+import { MAX_DEPTH, SocketIndex } from "../../src/run/isolated/parent/system-sockets.ts";
 
 const made: string[] = [];
 const servers: Server[] = [];
@@ -30,7 +31,7 @@ async function listen(path: string): Promise<string> {
 }
 
 describe("the socket index", () => {
-	it("finds sockets at any depth, not in writable or skipped folders, and not through links", async () => {
+	it("finds sockets below, not in writable or skipped folders, and not through links", async () => {
 		const root = tree();
 		mkdirSync(join(root, "a", "b", "c"), { recursive: true });
 		mkdirSync(join(root, "project"));
@@ -50,6 +51,17 @@ describe("the socket index", () => {
 		});
 		expect(found.complete).toBe(true);
 		expect(found.sockets.sort()).toEqual([deep, top].sort());
+	});
+
+	it("looks down to MAX_DEPTH folders, and not into installed code", async () => {
+		const root = tree();
+		const levels = (n: number) => Array.from({ length: n }, (_, i) => `l${i}`);
+		mkdirSync(join(root, ...levels(MAX_DEPTH + 1)), { recursive: true });
+		mkdirSync(join(root, "pkg", "node_modules", "x"), { recursive: true });
+		const deepest = await listen(join(root, ...levels(MAX_DEPTH), "found.sock"));
+		await listen(join(root, ...levels(MAX_DEPTH + 1), "too-deep.sock"));
+		await listen(join(root, "pkg", "node_modules", "x", "installed.sock"));
+		expect(new SocketIndex().find({ roots: [root], skip: [], writable: [] }).sockets).toEqual([deepest]);
 	});
 
 	it("names a socket by its path (through a link) unless it is in a writable folder", async () => {

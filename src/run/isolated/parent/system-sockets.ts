@@ -4,12 +4,13 @@
 // temp dir). bubblewrap binds /dev/null over each: a connect there is refused, whatever path leads to it (a link, a
 // `/proc/<pid>/root/…` path, which in the command's own pid namespace is its own root). The trees are looked at again
 // at each command's start, a folder read again only when it changed (its mtime), so a socket made after pi started is
-// found too; one made while the command runs is not. Folders no one but their owner may list (`/run/containerd` for a
-// user) are not read: their known daemon sockets are named (DAEMON_SOCKETS).
+// found too; one made while the command runs is not, nor one deeper than MAX_DEPTH or in installed code (node_modules).
+// Folders no one but their owner may list (`/run/containerd` for a user) are not read: their known daemon sockets are
+// named (DAEMON_SOCKETS).
 // Abstract sockets (`@/tmp/.X11-unix/X0`, some D-Bus buses) have no file: they belong to a network namespace. A command
 // without the network has its own, with no abstract socket in it; a command with it shares the host's and reaches them.
 import { type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { isInside } from "./paths.ts";
 
 /**
@@ -41,6 +42,12 @@ export const NOT_WALKED = [
 	"/var/lib/flatpak",
 	"/var/lib/lxcfs",
 ];
+
+/** Folders of installed code and its history, by name, wherever they are: no daemon puts its socket there. */
+export const NOT_WALKED_NAMES = new Set(["node_modules", ".git", "site-packages", "dist-packages", "__pycache__"]);
+
+/** How deep below a tree's top sockets are looked for (`/var/snap/lxd/common/lxd/unix.socket` is 5 down). */
+export const MAX_DEPTH = 6;
 
 /**
  * The most folders looked at, and entries read, in one tree for one command (a folder unchanged since it was read costs
@@ -93,12 +100,12 @@ export class SocketIndex {
 
 	/** The sockets below `root` into `found`; false when a bound stopped the walk. */
 	private walk(root: string, skip: Set<string>, bounds: { folders: number; entries: number }, found: Set<string>) {
-		const stack = [root];
+		const stack: [string, number][] = [[root, 0]];
 		let folders = 0;
 		let entries = 0;
 		while (stack.length) {
 			if (folders++ >= bounds.folders) return false;
-			const dir = stack.pop()!;
+			const [dir, depth] = stack.pop()!;
 			let stats: { mtimeMs: number; ino: number; isDirectory(): boolean };
 			try {
 				stats = lstatSync(dir);
@@ -121,7 +128,9 @@ export class SocketIndex {
 				this.known.set(dir, folder);
 			}
 			for (const socket of folder.sockets) found.add(socket);
-			for (const sub of folder.folders) if (!skip.has(sub)) stack.push(sub);
+			if (depth < MAX_DEPTH)
+				for (const sub of folder.folders)
+					if (!skip.has(sub) && !NOT_WALKED_NAMES.has(basename(sub))) stack.push([sub, depth + 1]);
 		}
 		return true;
 	}
