@@ -3,13 +3,15 @@
 // its top-level code, runs then), and then taken in with the lock held, several under one hold. A tool asked for again
 // while its re-check runs is re-checked once more after it (its files may have changed since that re-check read them).
 // A take-in that finds the files changed again since they were prepared (NotRunBeforeLock) sends the tool back to be
-// prepared again; past RECHECK_ROUNDS it is left as it was, and re-checked again after RETRY_AFTER_MS.
+// prepared again; past RECHECK_ROUNDS it is left as it was, and re-checked again after RETRY_AFTER_MS (doubled each time
+// it is left so again, up to RETRY_AFTER_MAX_MS: a runner that cannot start fails every load).
 import { handedOff, NotRunBeforeLock } from "./lock-guard.ts";
 
 /** How many times a tool whose files keep changing is prepared again before its re-check is left for later. */
 export const RECHECK_ROUNDS = 3;
 /** How long after its re-check was left for later a tool whose files kept changing is re-checked again. */
 export const RETRY_AFTER_MS = 1_000;
+export const RETRY_AFTER_MAX_MS = 60_000;
 
 export interface RequestOptions {
 	/** Someone waits for this tool now: it goes before the others. */
@@ -38,6 +40,8 @@ export class RecheckQueue<T> {
 	private readonly idleWaiters = new Set<() => void>();
 	/** Tools sent back to be prepared again, with how many times. */
 	private readonly rounds = new Map<string, number>();
+	/** Tools left as they were, with how many times in a row. */
+	private readonly left = new Map<string, number>();
 	/** Cancelled (closing): nothing goes back or is left for later any more. */
 	private cancelled = false;
 
@@ -216,6 +220,7 @@ export class RecheckQueue<T> {
 		let again = false;
 		try {
 			waiting.resolve(await this.check(name));
+			this.left.delete(name);
 		} catch (error) {
 			if (error instanceof NotRunBeforeLock && this.asItWas) again = this.prepareAgain(name, waiting, this.asItWas);
 			else waiting.reject(error);
@@ -229,13 +234,16 @@ export class RecheckQueue<T> {
 
 	/**
 	 * The files of `name` changed again after it was prepared: it goes back to be prepared (first), unless it did so
-	 * RECHECK_ROUNDS times already; then it settles as it was and is re-checked after RETRY_AFTER_MS. Returns whether it went back.
+	 * RECHECK_ROUNDS times already; then it settles as it was and is re-checked later. Returns whether it went back.
 	 */
 	private prepareAgain(name: string, waiting: Waiting<T>, asItWas: (name: string) => T): boolean {
 		const rounds = (this.rounds.get(name) ?? 0) + 1;
 		if (rounds > RECHECK_ROUNDS || !this.prepare || this.cancelled) {
 			waiting.resolve(asItWas(name));
-			if (!this.waiting.has(name) && !this.cancelled) this.notice(name, RETRY_AFTER_MS);
+			const times = (this.left.get(name) ?? 0) + 1;
+			this.left.set(name, times);
+			const later = Math.min(RETRY_AFTER_MS * 2 ** (times - 1), RETRY_AFTER_MAX_MS);
+			if (!this.waiting.has(name) && !this.cancelled) this.notice(name, later);
 			return false;
 		}
 		this.rounds.set(name, rounds);
