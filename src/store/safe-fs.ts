@@ -7,7 +7,10 @@ import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
+// Absent where the platform has no such flag (Windows): the lstat checks still hold there.
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** A link, or another kind of file, where the toolbox needs a real folder or a regular file: never followed. */
 export class NotFollowed extends Error {
