@@ -247,7 +247,8 @@ export class RecheckQueue<T> {
 			return false;
 		}
 		this.rounds.set(name, rounds);
-		const asked = this.waiting.get(name);
+		// Asked for again meanwhile: that re-check, which reads the files afresh, answers this one too.
+		const asked = this.waiting.get(name) ?? this.preparing.get(name) ?? this.ready.get(name);
 		if (asked) asked.promise.then(waiting.resolve, waiting.reject);
 		else moveFirst(this.waiting, name, waiting);
 		return true;
