@@ -49,6 +49,7 @@ function describe({ raw, origin }: Setting): string {
 export interface TrustOptions {
 	projectTrusted?: boolean;
 	untrustedWhy?: UntrustedWhy;
+	untrustedDetail?: string;
 }
 
 /**
@@ -67,7 +68,7 @@ export function readConfig(
 	env: Record<string, string | undefined> = process.env,
 	files: ConfigFile[] = [],
 	processEnv: Record<string, string | undefined> = process.env,
-	{ projectTrusted = true, untrustedWhy = "pi" }: TrustOptions = {},
+	{ projectTrusted = true, untrustedWhy = "pi", untrustedDetail }: TrustOptions = {},
 ): { config: ForgeConfig; problems: ConfigProblem[] } {
 	const problems: ConfigProblem[] = [];
 	const dir = env.PI_FORGE_DIR?.trim();
@@ -199,7 +200,7 @@ export function readConfig(
 			...(sameFolder(toolboxDir, userToolboxDir) ? {} : { userToolboxDir }),
 			projectConfigFile,
 			projectTrusted,
-			...(projectTrusted ? {} : { untrustedWhy }),
+			...(projectTrusted ? {} : { untrustedWhy, ...(untrustedDetail ? { untrustedDetail } : {}) }),
 			...(withheld ? { withheldToolboxDir: projectToolboxDir } : {}),
 			safeEnv: safeEnvironment(processEnv),
 			secretValues: sensitiveEnvValues(processEnv),

@@ -6,10 +6,11 @@ export type ForgePolicy = "strict" | "prompt" | "permissive";
 
 /**
  * Why a project's toolbox is left out: pi does not trust the project (`pi`); the person told pi not to trust it, though
- * pi did not ask (`declined`); or pi did not ask and nothing else says the person trusts it (`not-asked`: the project's
- * only pi folder is `.pi/forge`, and its toolbox was not made by this agent dir's Agent Forge).
+ * pi did not ask (`declined`); pi did not ask and nothing else says the person trusts it (`not-asked`: the project's
+ * only pi folder is `.pi/forge`, and its toolbox was not made by this agent dir's Agent Forge); or the toolbox is
+ * reached through a link or lies in a folder pi loads code from (`linked`: trust does not change that).
  */
-export type UntrustedWhy = "pi" | "declined" | "not-asked";
+export type UntrustedWhy = "pi" | "declined" | "not-asked" | "linked";
 
 export interface ForgeConfig {
 	/** The toolbox directory: `$PI_FORGE_DIR`, else `<cwd>/.pi/forge/extensions/`. */
@@ -71,6 +72,8 @@ export interface ForgeConfig {
 	withheldToolboxDir?: string;
 	/** Why an untrusted project's toolbox and config are left out (set when `projectTrusted` is false). */
 	untrustedWhy?: UntrustedWhy;
+	/** For `linked`: which folder, as a clause (`/p/.pi/forge/extensions is a symbolic link`). */
+	untrustedDetail?: string;
 	/**
 	 * The environment variables any tool may see (`SAFE_ENV`) that pi's process has: what tools and their commands get.
 	 */

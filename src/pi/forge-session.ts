@@ -1,6 +1,6 @@
 // The extension's state inside one pi process: the toolbox for pi's cwd, and the forged tools registered with pi.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { agentDirOf, type ConfigProblem, loadConfig } from "../config.ts";
+import { agentDirOf, type ConfigProblem } from "../config.ts";
 import { ForgeError } from "../contract/forge-error.ts";
 import { FORGE_TOOL_NAMES, type TakenNames } from "../contract/names.ts";
 import type { RegistryEntry } from "../store/registry.ts";
@@ -9,7 +9,7 @@ import { type OpenedToolbox, openToolbox } from "../toolbox/open-toolbox.ts";
 import type { Toolboxes } from "../toolbox/toolboxes.ts";
 import { type Composition, composingHost, type NestedCall } from "./compose.ts";
 import { createDirectTool } from "./direct-tool.ts";
-import { ForgeTrust, projectToolboxOf, type TrustAnswer } from "./forge-trust.ts";
+import { ForgeTrust, loadTrusted, projectToolboxOf, type TrustAnswer } from "./forge-trust.ts";
 import { ForgesInFlight } from "./forges-in-flight.ts";
 import { answerNotOffered } from "./not-offered.ts";
 import { type NextOffer, notOfferedNote } from "./offer-text.ts";
@@ -65,10 +65,7 @@ export class ForgeSession {
 			await this.watcher?.stop();
 			await previous?.then((t) => t.close()).catch(() => undefined);
 			let box: Toolboxes;
-			const loaded = loadConfig(cwd, undefined, undefined, {
-				projectTrusted: trust.trusted,
-				untrustedWhy: trust.why,
-			});
+			const loaded = await loadTrusted(cwd, trust);
 			try {
 				// pi's start reads the registry only; the files are compared with it in the background.
 				const opened = await openToolbox(loaded, { verify: "background" });

@@ -8,10 +8,13 @@
 // - the person's pi settings trust every project (`"defaultProjectTrust": "always"`);
 // - this agent dir's Agent Forge made the toolbox (own-toolboxes.ts);
 // - there is no toolbox yet: the one opened now is made here, and recorded as such.
-// pi's legacy line has no trust: every project there counts as trusted, as before.
+// pi's legacy line has no trust: every project there counts as trusted, as before. Trusted or not, a project toolbox
+// reached through a link (or in a folder pi loads code from) is left out too (loadTrusted).
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
+import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
 import type { UntrustedWhy } from "../contract/config.ts";
+import { unsafeToolboxFolder } from "../store/toolbox-folder.ts";
 import { OwnToolboxes } from "./own-toolboxes.ts";
 import { isTrusted } from "./project-trust.ts";
 import { piTrustEvidence, type TrustEvidence } from "./trust-evidence.ts";
@@ -73,4 +76,28 @@ export class ForgeTrust {
 		if (!existsAt(toolbox)) return { trusted: true, record: true };
 		return { trusted: false, why: "not-asked" };
 	}
+}
+
+/**
+ * The configuration of `cwd` for `trust`. A trusted project whose own toolbox is reached through a link, or lies in a
+ * folder pi loads code from, is loaded as untrusted (`linked`, with the folder named): its toolbox and config are
+ * left out, the user toolbox works, and the start report says which folder it is.
+ */
+export async function loadTrusted(
+	cwd: string,
+	trust: TrustAnswer,
+): Promise<{ config: ForgeConfig; problems: ConfigProblem[] }> {
+	const loaded = loadConfig(cwd, undefined, undefined, { projectTrusted: trust.trusted, untrustedWhy: trust.why });
+	const { config } = loaded;
+	if (!trust.trusted || config.toolboxDir !== projectToolboxOf(cwd)) return loaded;
+	const unsafe = await unsafeToolboxFolder(config.toolboxDir, { project: cwd, agentDir: config.agentDir });
+	if (!unsafe) return loaded;
+	// The sentence's first clause names the folder: "<path> is a symbolic link", "<path> is inside <folder pi loads>".
+	const untrustedDetail = unsafe.split(": ")[0];
+	const withheld = loadConfig(cwd, undefined, undefined, {
+		projectTrusted: false,
+		untrustedWhy: "linked",
+		untrustedDetail,
+	});
+	return withheld;
 }

@@ -1,9 +1,9 @@
 // A project pi does not ask about (its only pi folder is .pi/forge: pi's isProjectTrusted() answers true without
 // asking), through the real pi. On the current line a toolbox made elsewhere (a cloned repository) is left out unless
 // the person's trust is explicit: --approve, pi's saved decision (what /trust saves), or a toolbox their own Agent
-// Forge made. On the legacy line (no trust) it is offered as before. And on both lines, the project's config may not
-// raise a limit.
-import { readFile, realpath, writeFile } from "node:fs/promises";
+// Forge made. On the legacy line (no trust) it is offered as before. And on both lines: a project toolbox reached
+// through a link is left out, trusted or not, and the project's config may not raise a limit.
+import { readFile, realpath, rename, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clonedRepository, forgeWarnings, READ_TEXT, READER } from "../helpers/cloned-repository.ts";
@@ -178,6 +178,43 @@ if (PI_LINE === "legacy") {
 		}, 180_000);
 	});
 }
+
+describe(`a project toolbox reached through a link (${PI_LINE} line)`, () => {
+	it("is left out even when trusted, saying which folder; the user toolbox works", async () => {
+		const repo = await clonedRepository(false);
+		// The repository's .pi/forge is a link to a folder elsewhere holding the tools.
+		await rename(join(repo.cwd, ".pi", "forge"), join(repo.root, "elsewhere"));
+		await symlink(join(repo.root, "elsewhere"), join(repo.cwd, ".pi", "forge"));
+		const mine = { ...READER, name: "mine", logic: 'return "mine";' };
+		const run = await runPiJson({
+			cwd: repo.cwd,
+			agentDir: repo.agentDir,
+			args: PI_LINE === "current" ? ["--approve"] : [],
+			prompts: ["use the repository's tool"],
+			script: [
+				{ calls: [{ name: "use_forge_tool", args: { name: READER.name, args: {} } }] },
+				{ calls: [{ name: "forge_tool", args: { ...mine, scope: "user" } }] },
+				{ calls: [{ name: "use_forge_tool", args: { name: "mine", args: {} } }] },
+				{ text: "done" },
+			],
+		});
+		expect(run.code, run.stderr).toBe(0);
+		const linked = ".pi/forge is a symbolic link (Agent Forge follows no link to a project's toolbox";
+		expect(run.ends.map((end) => [end.tool, end.isError])).toEqual([
+			["use_forge_tool", true],
+			["forge_tool", false],
+			["use_forge_tool", false],
+		]);
+		expect(run.ends[0].text).toContain(linked);
+		expect(run.ends[0].text).toContain("make the project's toolbox a real folder");
+		expect(run.ends[0].text).not.toContain(READ_TEXT);
+		expect(run.ends[2].text).toBe("mine");
+		const said = forgeWarnings(run.stderr);
+		expect(said).toHaveLength(1);
+		expect(said[0]).toContain(linked);
+		expect(said[0]).toContain("(1 tool: repo-reader)");
+	}, 180_000);
+});
 
 describe(`a project's config may not raise a limit (${PI_LINE} line)`, () => {
 	it("its timeoutMs above the person's is ignored and reported: a slow tool is stopped at the person's limit", async () => {

@@ -9,6 +9,7 @@ import {
 	forgeScope,
 	HOW_TO_TRUST,
 	HOW_TO_TRUST_UNASKED,
+	HOW_TO_UNLINK,
 	isTrusted,
 	startNote,
 	untrustedForgeScope,
@@ -130,9 +131,11 @@ describe("an untrusted project's toolbox", () => {
 				"you have not trusted this project and its toolbox was not made by your Agent Forge",
 				HOW_TO_TRUST_UNASKED,
 			],
+			["linked", "/p/.pi/forge/extensions is a symbolic link (Agent Forge follows no link", HOW_TO_UNLINK],
 		] as const;
 		for (const [untrustedWhy, why, how] of cases) {
-			const config = { ...base, untrustedWhy, toolboxDir: "/agent/forge/extensions" };
+			const untrustedDetail = "/p/.pi/forge/extensions is a symbolic link";
+			const config = { ...base, untrustedWhy, untrustedDetail, toolboxDir: "/agent/forge/extensions" };
 			expect(whyUntrusted(config)).toContain(why);
 			for (const text of [
 				untrustedNote(config),
@@ -153,6 +156,14 @@ describe("an untrusted project's toolbox", () => {
 		}
 		expect(HOW_TO_TRUST_UNASKED).toContain("/trust");
 		expect(HOW_TO_TRUST_UNASKED).toContain("--approve");
+		// Trust does not help a linked toolbox: the model asks for a real folder instead.
+		const linked = { ...base, untrustedWhy: "linked" as const };
+		expect(untrustedListingNote(linked)).toContain("ask the user to make the project's toolbox a real folder");
+		expect(untrustedListingNote(linked)).not.toContain("trust the project");
+		// Said at the start even when the link leads nowhere.
+		expect(startNote({ ...linked, withheldToolboxDir: "/nowhere/.pi/forge/extensions" })?.message).toContain(
+			HOW_TO_UNLINK,
+		);
 	});
 
 	it("the start says nothing in an untrusted project with no forge folder of its own", async () => {
