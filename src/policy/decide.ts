@@ -153,7 +153,7 @@ export function refusalHint(
 			policy === "strict"
 				? "PI_FORGE_POLICY=strict never runs it; under PI_FORGE_POLICY=prompt only a person, asked in pi's TUI, can allow it once"
 				: "only a person, asked in pi's TUI, can allow it once";
-		return `${notABug} This shell line is not bound to the content of the files it runs (${capability.unbound}), so no grant covers it: ${who}. Or have '${tool}' run its script so the line names it from the project (\`sh scripts/build.sh\`), which can be granted.`;
+		return `${notABug} This shell line is not bound to the content of the files it runs (${capability.unbound}), so no grant covers it: ${who}. Or have '${tool}' name its script in the line (\`sh scripts/build.sh\`, or the folder as the command's \`cwd\` option instead of \`cd\`), with no \`$\` in it: such a line can be granted.`;
 	}
 	if (policy === "strict") {
 		return `${notABug} PI_FORGE_POLICY=strict never grants: with PI_FORGE_POLICY=prompt, a person can grant it with the command below. ${effect}`;

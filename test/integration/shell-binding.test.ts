@@ -68,6 +68,11 @@ describe("the files a shell line runs", () => {
 			expect(exec.kind === "exec" && exec.content, line).toMatch(/^[0-9a-f]{64}$/);
 			expect(exec.kind === "exec" && exec.unbound, line).toBeUndefined();
 		}
+		// The folder as the command's cwd, instead of `cd`: bound to the same script.
+		const inFolder = await execOf("sh build.sh", scripts);
+		const named = await execOf("sh scripts/build.sh");
+		expect(inFolder.kind === "exec" && inFolder.unbound).toBeUndefined();
+		expect(inFolder.kind === "exec" && inFolder.content).toBe(named.kind === "exec" && named.content);
 	});
 });
 
