@@ -2,7 +2,7 @@
 // listens in a system tree (/run/lock, world-writable on Debian) and in a hidden home's folder a PATH shows again, and
 // commands run for real in bubblewrap try it with node, python, curl, through a link, through /proc, and after the
 // socket was made while pi ran; the project's own socket stays reachable.
-import { type ChildProcess, execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -160,5 +160,33 @@ describe("a socket in the hidden home", () => {
 		const listing = await output(file("/bin/ls", [join(home, ".docker")]), s);
 		expect(listing.split("\n").sort()).toEqual(["bin", "run"]);
 		expect(await output(nodeClient(socket), s)).toMatch(/^refused (ECONNREFUSED|ENOTSOCK)$/);
+	});
+});
+
+describe("a socket that comes and goes", () => {
+	it("gone between the look and bubblewrap's start, does not fail the command (it runs once more)", async () => {
+		const dir = join(system, "flicker");
+		mkdirSync(dir);
+		// Another process makes a socket there and removes it 150 ms later, again 150 ms after that, while commands start.
+		const flicker = spawn(
+			process.execPath,
+			[
+				"-e",
+				`const net = require("net"); const path = ${JSON.stringify(join(dir, "flicker.sock"))};
+				const once = () => { const s = net.createServer().listen(path, () => setTimeout(() => s.close(() => setTimeout(once, 150)), 150)); };
+				once();`,
+			],
+			{ stdio: "ignore" },
+		);
+		try {
+			const s = setting();
+			const results = [];
+			for (let i = 0; i < 60; i++) results.push(await runCommand(file("/bin/echo", ["ran"]), s));
+			expect(results.map((result) => `${result.status} ${result.stdout.trim()}${result.stderr.trim()}`)).toEqual(
+				Array(60).fill("0 ran"),
+			);
+		} finally {
+			flicker.kill("SIGKILL");
+		}
 	});
 });

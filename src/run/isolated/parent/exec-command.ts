@@ -49,7 +49,7 @@ export interface CommandSetting {
  * locations in them (read-only binds: the kernel refuses those writes), the network only if the policy lets tools have
  * it. A shell command line is run by /bin/sh inside the sandbox.
  */
-export async function runCommand(request: ApprovedExec, setting: CommandSetting): Promise<ExecResult> {
+export async function runCommand(request: ApprovedExec, setting: CommandSetting, tries = 1): Promise<ExecResult> {
 	const maxBuffer = Math.min(request.maxBuffer ?? MAX_EXEC_OUTPUT, MAX_EXEC_OUTPUT);
 	const { sandbox } = setting;
 	// The program (or the files a shell line names) as approved: their content now must be what was hashed, and in the
@@ -173,6 +173,9 @@ export async function runCommand(request: ApprovedExec, setting: CommandSetting)
 			// Said, not failed: the command did nothing wrong that is known.
 			if (made.note) stderr += `${stderr && !stderr.endsWith("\n") ? "\n" : ""}agent-forge: ${made.note}\n`;
 			setting.children.delete(child);
+			// A socket gone between the look for sockets and bubblewrap's start: nothing ran; again, without it.
+			if (tries < MAX_TRIES && status === 1 && view && socketGone(stderr, view.spec.nulled ?? []))
+				return resolve(runCommand(request, setting, tries + 1));
 			resolve({ stdout, stderr, status, signal, ...(error ? { error } : {}) });
 		});
 	});
@@ -229,6 +232,19 @@ const UNCHECKED =
 
 const tooManyProcesses = (limit: number) =>
 	`the command had more than ${limit} processes and threads at once (a granted command's limit); it was stopped.`;
+
+/** How many times a command is started when a socket to null goes each time before bubblewrap's start. */
+const MAX_TRIES = 3;
+
+/** Whether bubblewrap failed before running anything because one of the sockets to null was not there any more. */
+function socketGone(stderr: string, nulled: readonly string[]): boolean {
+	if (stderr.trimEnd().includes("\n")) return false;
+	return nulled.some(
+		(socket) =>
+			stderr.startsWith(`bwrap: Can't create file at ${socket}: `) ||
+			stderr.startsWith(`bwrap: Can't bind mount /oldroot/dev/null on /newroot${socket}: `),
+	);
+}
 
 /** The first descriptor bubblewrap reads an approved file's bytes from (one per file). */
 const FIRST_PINNED_FD = 3;

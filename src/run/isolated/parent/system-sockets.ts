@@ -3,7 +3,7 @@
 // (`~/.docker` for a `PATH` with `~/.docker/bin`), but for those in the command's writable folders (the project, its
 // temp dir). bubblewrap binds /dev/null over each: a connect there is refused, whatever path leads to it (a link, a
 // `/proc/<pid>/root/…` path, which in the command's own pid namespace is its own root). The trees are looked at again
-// at each command's start, a folder read again only when it changed (its mtime), so a socket made after pi started is
+// at each command's start, a folder read again only when it changed (its ctime), so a socket made after pi started is
 // found too; one made while the command runs is not, nor one deeper than MAX_DEPTH or in installed code (node_modules).
 // Folders no one but their owner may list (`/run/containerd` for a user) are not read: their known daemon sockets are
 // named (DAEMON_SOCKETS).
@@ -46,6 +46,9 @@ export const NOT_WALKED = [
 /** Folders of installed code and its history, by name, wherever they are: no daemon puts its socket there. */
 export const NOT_WALKED_NAMES = new Set(["node_modules", ".git", "site-packages", "dist-packages", "__pycache__"]);
 
+/** How long after its last change a folder's listing is trusted to stay as read while its change time stays. */
+const SETTLE_MS = 2_000;
+
 /** How deep below a tree's top sockets are looked for (`/var/snap/lxd/common/lxd/unix.socket` is 5 down). */
 export const MAX_DEPTH = 6;
 
@@ -69,8 +72,10 @@ export interface SocketScope {
 }
 
 interface Folder {
-	mtimeMs: number;
+	ctimeMs: number;
 	ino: number;
+	/** Read well after its last change: an entry made in the same clock tick as that change would have been seen. */
+	settled: boolean;
 	sockets: string[];
 	folders: string[];
 }
@@ -78,6 +83,9 @@ interface Folder {
 /** What was learned of each folder, kept from one command to the next. */
 export class SocketIndex {
 	private readonly known = new Map<string, Folder>();
+
+	/** `now`: the clock a folder's last change is compared with (tests move it on). */
+	constructor(private readonly now: () => number = Date.now) {}
 
 	/** The sockets in scope, by real path; `complete` is false when a bound stopped the walk (the rest is looked at next time). */
 	find(scope: SocketScope): { sockets: string[]; complete: boolean } {
@@ -106,7 +114,7 @@ export class SocketIndex {
 		while (stack.length) {
 			if (folders++ >= bounds.folders) return false;
 			const [dir, depth] = stack.pop()!;
-			let stats: { mtimeMs: number; ino: number; isDirectory(): boolean };
+			let stats: { ctimeMs: number; ino: number; isDirectory(): boolean };
 			try {
 				stats = lstatSync(dir);
 			} catch {
@@ -115,7 +123,7 @@ export class SocketIndex {
 			}
 			if (!stats.isDirectory()) continue;
 			let folder = this.known.get(dir);
-			if (!folder || folder.mtimeMs !== stats.mtimeMs || folder.ino !== stats.ino) {
+			if (!folder?.settled || folder.ctimeMs !== stats.ctimeMs || folder.ino !== stats.ino) {
 				let listing: Dirent[];
 				try {
 					listing = readdirSync(dir, { withFileTypes: true });
@@ -124,7 +132,7 @@ export class SocketIndex {
 				}
 				entries += listing.length;
 				if (entries > bounds.entries) return false;
-				folder = read(dir, listing, stats);
+				folder = read(dir, listing, stats, this.now());
 				this.known.set(dir, folder);
 			}
 			for (const socket of folder.sockets) found.add(socket);
@@ -136,7 +144,7 @@ export class SocketIndex {
 	}
 }
 
-function read(dir: string, listing: Dirent[], stats: { mtimeMs: number; ino: number }): Folder {
+function read(dir: string, listing: Dirent[], stats: { ctimeMs: number; ino: number }, now: number): Folder {
 	const sockets: string[] = [];
 	const folders: string[] = [];
 	for (const entry of listing) {
@@ -144,7 +152,10 @@ function read(dir: string, listing: Dirent[], stats: { mtimeMs: number; ino: num
 		if (entry.isSocket()) sockets.push(join(dir, entry.name));
 		else if (entry.isDirectory()) folders.push(join(dir, entry.name));
 	}
-	return { mtimeMs: stats.mtimeMs, ino: stats.ino, sockets, folders };
+	// A folder's times move in clock ticks (a few ms): one changed again within the tick it was read in keeps its time,
+	// so a folder changed lately is read again each time until its change is well past (as git does with racy entries).
+	const settled = now - stats.ctimeMs > SETTLE_MS;
+	return { ctimeMs: stats.ctimeMs, ino: stats.ino, settled, sockets, folders };
 }
 
 /** The real path of a socket at `path` (through links), if there is one. */
