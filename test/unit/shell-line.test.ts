@@ -65,6 +65,10 @@ describe("the words of a shell line", () => {
 		"npm run build 2>&1",
 		"echo done # cd elsewhere",
 		"echo a; [ -f x ] && echo b",
+		"sh < scripts/build.sh",
+		"cat notes.txt | sh scripts/build.sh",
+		"node --version",
+		"find . -name '*.ts' -exec grep -l TODO {} +",
 	])("%s: what it runs is in its text", (line) => {
 		expect(readShellLine(line).unbound).toBeUndefined();
 		expect(parseGrantKey(`shell:${line}`).ok).toBe(true);
@@ -85,6 +89,10 @@ describe("the words of a shell line", () => {
 		["sh ~/build.sh", UNBOUND.pattern("~/build.sh")],
 		["./scripts/b?ild.sh", UNBOUND.pattern("./scripts/b?ild.sh")],
 		["sh 'build.sh", UNBOUND.quoting],
+		["cat scripts/build.sh | sh", UNBOUND.piped("sh")],
+		["cat x.js | node", UNBOUND.piped("node")],
+		["ls scripts | xargs sh", UNBOUND.piped("sh")],
+		["find scripts -name '*.sh' -exec sh {} \\;", UNBOUND.pattern("{}")],
 	])("%s: not bound (%s), and no grant of it is taken", (line, reason) => {
 		expect(readShellLine(line).unbound).toBe(reason);
 		const parsed = parseGrantKey(`shell:${line}`);

@@ -1,7 +1,8 @@
 // A shell line read the way sh reads its words (quotes and escapes joined, operators apart), enough to tell which
 // words name what runs (a command, the script an interpreter is given, a file read as input) and whether the line
-// decides that only when it runs: an expansion (`$PWD`, `$(…)`, `` `…` ``), a change of folder (`cd`), `eval`, or a
-// pattern the shell expands (`*.sh`, `~`). Such a line cannot be bound to the content of the files it runs. Pure.
+// decides that only when it runs: an expansion (`$PWD`, `$(…)`, `` `…` ``), a change of folder (`cd`), `eval`, a
+// pattern the shell expands (`*.sh`, `~`), or an interpreter fed its code by a pipe or xargs (`cat x.sh | sh`). Such a
+// line cannot be bound to the content of the files it runs. Pure.
 import { basename } from "node:path";
 
 export type WordRole = "command" | "script" | "input" | "argument";
@@ -54,6 +55,8 @@ const PREFIXES: ReadonlySet<string> = new Set([
 	"xargs",
 	"stdbuf",
 ]);
+/** find's options that run a command on each file found. */
+const FIND_EXEC: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 /** Reserved words after which a command follows. */
 const KEYWORDS: ReadonlySet<string> = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
 /** Operators after which a command follows. */
@@ -69,6 +72,7 @@ export const UNBOUND = {
 	eval: "it builds a command with eval",
 	pattern: (word: string) => `it names what runs by a pattern the shell expands (${word})`,
 	tooDeep: "it nests shells in shells too deep to read",
+	piped: (name: string) => `it gives ${name} its code through a pipe or xargs, not from a file the line names`,
 	missing: (word: string) => `it runs ${word}, which is not a file there now`,
 } as const;
 
@@ -84,12 +88,24 @@ export function readShellLine(line: string, depth = 0): ShellLine {
 	let interpreter: { name: string; inline: boolean; done: boolean } | undefined;
 	let nextIsLine = false;
 	let nextRole: WordRole | undefined;
+	/** The command's input comes from a pipe, or its arguments from xargs; `readsFile`: it has a `<` of its own. */
+	let fed = false;
+	let readsFile = false;
+	let command = "";
+	// An interpreter given no script and no inline code runs what it reads: from a pipe or xargs, that is not in the line.
+	const endCommand = () => {
+		if (interpreter && !interpreter.done && fed && !readsFile) unbound ??= UNBOUND.piped(interpreter.name);
+	};
 	for (const token of read.tokens) {
 		if ("op" in token) {
 			if (SEPARATORS.has(token.op)) {
+				endCommand();
 				expect = "command";
 				interpreter = undefined;
+				fed = token.op === "|" || token.op === "|&";
+				readsFile = false;
 			}
+			if (token.op === "<" || token.op === "<>") readsFile = true;
 			// A redirection's word is a file: one read in is run by the command (`sh < build.sh`), one written is not.
 			nextRole = token.op === "<" || token.op === "<>" ? "input" : SEPARATORS.has(token.op) ? undefined : "argument";
 			continue;
@@ -110,10 +126,16 @@ export function readShellLine(line: string, depth = 0): ShellLine {
 			}
 			role = "command";
 			const name = basename(word);
+			command = name;
 			if (name === "cd" || name === "pushd" || name === "popd") unbound ??= UNBOUND.folder(name);
 			if (name === "eval") unbound ??= UNBOUND.eval;
+			if (name === "xargs") fed = true;
 			expect = PREFIXES.has(name) ? "prefixed" : "argument";
 			interpreter = INTERPRETERS.has(name) ? { name, inline: false, done: false } : undefined;
+		} else if (command === "find" && FIND_EXEC.has(word)) {
+			// `find … -exec sh {} \;`: a command follows, given the files found.
+			expect = "command";
+			fed = true;
 		} else if (nextIsLine) {
 			nextIsLine = false;
 			const nested = depth < MAX_DEPTH ? readShellLine(word, depth + 1) : { words: [], unbound: UNBOUND.tooDeep };
@@ -138,6 +160,7 @@ export function readShellLine(line: string, depth = 0): ShellLine {
 		if (pattern && path) unbound ??= UNBOUND.pattern(word);
 		words.push({ text: word, role, pattern });
 	}
+	endCommand();
 	return { words, unbound };
 }
 
