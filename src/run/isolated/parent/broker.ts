@@ -246,7 +246,7 @@ export class Broker {
 			case "inline":
 				return undefined;
 			case "net":
-				return operations.fetch(request, () => call.alive());
+				return operations.fetch(request, () => call.alive(), call.tool);
 			case "use":
 				return undefined;
 		}

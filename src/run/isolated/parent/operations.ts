@@ -14,8 +14,11 @@ export interface BrokerOperations {
 	/** Runs an `fs/promises` function on paths already checked; what it returns comes back encoded for the wire. */
 	fs(request: FsRequest, unreadable: readonly string[]): Promise<unknown>;
 	exec(request: ExecRequest, setting: CommandSetting): Promise<ExecResult>;
-	/** An HTTP request to the checked addresses of its host (net-request.ts); the request ends when `alive` turns false. */
-	fetch(request: NetRequest, alive: () => boolean): Promise<NetResult>;
+	/**
+	 * An HTTP request to the checked addresses of its host (net-request.ts); the request ends when `alive` turns false.
+	 * `tool`, the tool it is made for, which has its share of the requests pi's process runs at once.
+	 */
+	fetch(request: NetRequest, alive: () => boolean, tool?: string): Promise<NetResult>;
 	/** The real path of an existing path (throws as fs.realpath does). */
 	realpath(path: string): Promise<string>;
 	/** Whether `path` is a folder that exists. */
@@ -33,7 +36,7 @@ export const nodeOperations: BrokerOperations = {
 					),
 		),
 	exec: runCommand,
-	fetch: (request, alive) => makeRequest(request, alive, { resolve: systemResolve }),
+	fetch: (request, alive, tool) => makeRequest(request, alive, { resolve: systemResolve, ...(tool ? { tool } : {}) }),
 	realpath: (path) => fsPromises.realpath(path),
 	isFolder: (path) =>
 		fsPromises.stat(path).then(
