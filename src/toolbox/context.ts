@@ -1,5 +1,6 @@
 // What the toolbox's parts share: the stores they are given, the in-memory registry and tool cache, the events
 // listeners hear, the write queue, and whether the toolbox is read-only or closing. Built once by the facade.
+
 import type { ForgeConfig } from "../contract/config.ts";
 import type { ForgeError } from "../contract/forge-error.ts";
 import type { Runner } from "../run/runner.ts";
@@ -8,6 +9,7 @@ import type { HealthStore } from "../store/health.ts";
 import type { ToolHistory } from "../store/history.ts";
 import type { RegistryEntry } from "../store/registry.ts";
 import type { ToolboxStore } from "../store/toolbox-store.ts";
+import { asLockHolder } from "./lock-guard.ts";
 import { notFoundError } from "./messages.ts";
 import { RegistryKeeper } from "./registry-keeper.ts";
 import { ToolCache } from "./tool-cache.ts";
@@ -77,10 +79,13 @@ export class ToolboxContext {
 		for (const listener of this.listeners) listener(event);
 	}
 
-	/** One change at a time in this process; across processes, the toolbox lock. */
+	/**
+	 * One change at a time in this process; across processes, the toolbox lock. `work` runs as the lock's holder, so
+	 * no tool code runs for it (lock-guard.ts).
+	 */
 	change<T>(work: () => Promise<T>): Promise<T> {
 		if (this.readOnly) return Promise.reject(readOnlyError());
-		const run = this.writes.then(() => this.store.locked(work));
+		const run = this.writes.then(() => this.store.locked(() => asLockHolder(work)));
 		this.writes = run.catch(() => undefined);
 		return run;
 	}
