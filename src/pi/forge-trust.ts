@@ -6,7 +6,8 @@
 // - --approve (-a) on pi's command line;
 // - pi's saved decision for the folder or a parent (`<agentDir>/trust.json`; a saved "do not trust" withholds it);
 // - the person's pi settings trust every project (`"defaultProjectTrust": "always"`);
-// - this agent dir's Agent Forge made the toolbox (own-toolboxes.ts);
+// - this agent dir's Agent Forge made the toolbox (own-toolboxes.ts), or wrote to it before such records were kept (its
+//   compile cache holds an entry signed with this agent dir's key: signed-here.ts; it is then recorded);
 // - there is no toolbox yet: the one opened now is made here, and recorded as such.
 // pi's legacy line has no trust: every project there counts as trusted, as before. Trusted or not, a project toolbox
 // reached through a link (or in a folder pi loads code from) is left out too (loadTrusted).
@@ -14,6 +15,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
 import type { UntrustedWhy } from "../contract/config.ts";
+import { signedHere } from "../store/signed-here.ts";
 import { unsafeToolboxFolder } from "../store/toolbox-folder.ts";
 import { OwnToolboxes } from "./own-toolboxes.ts";
 import { isTrusted } from "./project-trust.ts";
@@ -72,7 +74,13 @@ export class ForgeTrust {
 		if (saved) return saved.trusted ? { trusted: true } : { trusted: false, why: "declined" };
 		if (this.evidence.trustsAll(agentDir)) return { trusted: true };
 		const toolbox = projectToolboxOf(cwd);
-		if (new OwnToolboxes(join(agentDir, "forge")).has(cwd, toolbox)) return { trusted: true };
+		const own = new OwnToolboxes(join(agentDir, "forge"));
+		if (own.has(cwd, toolbox)) return { trusted: true };
+		// A toolbox made before toolboxes were recorded: its compile cache shows this agent dir's forge wrote to it.
+		if (signedHere(toolbox, join(agentDir, "forge"))) {
+			own.add(cwd, toolbox);
+			return { trusted: true };
+		}
 		if (!existsAt(toolbox)) return { trusted: true, record: true };
 		return { trusted: false, why: "not-asked" };
 	}

@@ -123,7 +123,7 @@ function macOf(key: Buffer, body: string): string {
 }
 
 /** The body of an entry (`<mac>\n<json>`) whose MAC is the one `key` makes of it; undefined for any other text. */
-function authentic(key: Buffer, text: string): Partial<EntryBody> | undefined {
+export function authentic(key: Buffer, text: string): Partial<EntryBody> | undefined {
 	if (text.charAt(MAC_HEX) !== "\n") return undefined;
 	const given = Buffer.from(text.slice(0, MAC_HEX), "hex");
 	const body = text.slice(MAC_HEX + 1);

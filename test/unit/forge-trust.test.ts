@@ -1,13 +1,15 @@
 // Where pi trusts a project without asking (no pi settings or extensions of its own), Agent Forge opens its toolbox
 // only on explicit trust: pi decided, --approve, pi's saved decision, "defaultProjectTrust": "always", a toolbox this
 // agent dir made, or no toolbox yet. Facts from a stand-in for pi; the trust store and the record are real files.
-import { mkdir, mkdtemp, readFile, rename, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ForgeTrust, projectToolboxOf } from "../../src/pi/forge-trust.ts";
 import { OWN_TOOLBOXES_FILE, OwnToolboxes } from "../../src/pi/own-toolboxes.ts";
 import { nearestSaved, piTrustEvidence, type TrustEvidence } from "../../src/pi/trust-evidence.ts";
+import { CACHE_KEY_FILE, CacheKey } from "../../src/store/cache-key.ts";
+import { CompileCache } from "../../src/store/compile-cache.ts";
 
 /** A project with a toolbox of its own (as a clone brings it) and an empty agent dir. */
 async function cloned() {
@@ -157,5 +159,40 @@ describe("pi's trust store, read as pi reads it", () => {
 		expect(nearestSaved({ "/a": true, "/a/b": false }, "/a/b/c")).toEqual({ path: "/a/b", trusted: false });
 		expect(nearestSaved({ "/a/b/c/d": true, "/x": true }, "/a/b/c")).toBeUndefined();
 		expect(nearestSaved({ "/": true }, "/a")).toEqual({ path: "/", trusted: true });
+	});
+});
+
+describe("a toolbox this agent dir's forge wrote to before toolboxes were recorded", () => {
+	const compiled = { code: "module.exports = {};", map: "{}" };
+	const hash = `sha256-${"a".repeat(64)}`;
+
+	it("is trusted, and recorded, when its compile cache holds an entry signed with this agent dir's key", async () => {
+		const { cwd, agentDir } = await cloned();
+		const key = new CacheKey(join(agentDir, "forge", CACHE_KEY_FILE));
+		await new CompileCache(projectToolboxOf(cwd), key).put(hash, compiled);
+		expect(new ForgeTrust(evidence()).check(ctx(true), cwd, agentDir)).toEqual({ trusted: true });
+		expect(new OwnToolboxes(join(agentDir, "forge")).has(cwd, projectToolboxOf(cwd))).toBe(true);
+	});
+
+	it("is left out when its entries were signed with another agent dir's key, or its .state is a link", async () => {
+		const { root, cwd, agentDir } = await cloned();
+		const other = join(root, "other-agent");
+		await new CompileCache(projectToolboxOf(cwd), new CacheKey(join(other, "forge", CACHE_KEY_FILE))).put(
+			hash,
+			compiled,
+		);
+		// This agent dir has a key of its own, which did not sign them.
+		await new CacheKey(join(agentDir, "forge", CACHE_KEY_FILE)).readOrCreate();
+		expect(new ForgeTrust(evidence()).check(ctx(true), cwd, agentDir)).toEqual({
+			trusted: false,
+			why: "not-asked",
+		});
+		// A .state that links to a toolbox this agent dir did sign does not count either.
+		const signed = join(root, "signed-toolbox");
+		await new CompileCache(signed, new CacheKey(join(agentDir, "forge", CACHE_KEY_FILE))).put(hash, compiled);
+		await rm(join(projectToolboxOf(cwd), ".state"), { recursive: true });
+		await symlink(join(signed, ".state"), join(projectToolboxOf(cwd), ".state"));
+		expect(new ForgeTrust(evidence()).check(ctx(true), cwd, agentDir)?.trusted).toBe(false);
+		expect(new OwnToolboxes(join(agentDir, "forge")).has(cwd, projectToolboxOf(cwd))).toBe(false);
 	});
 });
