@@ -5,6 +5,7 @@ import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { makeTempDir } from "./pi-harness.ts";
 import { PI_CLI } from "./pi-line.ts";
+import { trustProject } from "./trust-project.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
 const PROVIDER = join(REPO, "test", "fixtures", "scripted-provider.ts");
@@ -47,6 +48,8 @@ export async function runPiJson(options: {
 	onSpawn?: (child: ChildProcess) => void;
 }): Promise<PiJsonRun> {
 	const agentDir = options.agentDir ?? (await makeTempDir("forge-cli-agent"));
+	// A fresh agent dir of the helper trusts the project (trust-project.ts); tests of trust bring their own.
+	if (!options.agentDir) await trustProject(agentDir, options.cwd);
 	const scriptPath = join(agentDir, "script.json");
 	await writeFile(scriptPath, JSON.stringify(options.script));
 	const child = spawn(

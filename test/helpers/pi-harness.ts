@@ -27,6 +27,7 @@ import type { Context, FauxResponseFactory, Message, ToolCall, ToolResultMessage
 import type { AgentSession } from "@earendil-works/pi-coding-agent";
 import { systemPromptOf, toolsOf } from "./model-context.ts";
 import { codingAgent, PI_LINE, piAi } from "./pi-line.ts";
+import { trustProject } from "./trust-project.ts";
 
 const { DefaultResourceLoader, SessionManager, SettingsManager, createAgentSession } = codingAgent;
 const { fauxAssistantMessage, fauxToolCall, getApiProvider, registerFauxProvider } = piAi;
@@ -110,6 +111,8 @@ function trailingToolResults(messages: Message[]): ToolEvent[] {
 export async function startPi(options: StartPiOptions): Promise<PiHarness> {
 	const cwd = options.cwd ?? (await makeTempDir("pi-cwd"));
 	const agentDir = options.agentDir ?? (await makeTempDir("pi-agent"));
+	// A fresh agent dir of the harness trusts the project (trust-project.ts); tests of trust bring their own.
+	if (!options.agentDir && options.projectTrusted !== false) await trustProject(agentDir, cwd);
 
 	// process-wide env for the harness lifetime (pi's getAgentDir() and offline mode read it)
 	const env: Record<string, string> = { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", ...options.env };
