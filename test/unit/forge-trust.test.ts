@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.ts";
 import { ForgeTrust, projectToolboxOf } from "../../src/pi/forge-trust.ts";
 import { OWN_TOOLBOXES_FILE, OwnToolboxes } from "../../src/pi/own-toolboxes.ts";
 import { nearestSaved, piTrustEvidence, type TrustEvidence } from "../../src/pi/trust-evidence.ts";
@@ -195,4 +196,18 @@ describe("a toolbox this agent dir's forge wrote to before toolboxes were record
 		expect(new ForgeTrust(evidence()).check(ctx(true), cwd, agentDir)?.trusted).toBe(false);
 		expect(new OwnToolboxes(join(agentDir, "forge")).has(cwd, projectToolboxOf(cwd))).toBe(false);
 	});
+});
+
+describe("a project toolbox agent-forge made", () => {
+	it("counts as this agent dir's own at pi's next start: its import signed the compile cache", async () => {
+		const root = await mkdtemp(join(tmpdir(), "forge-trust-cli-"));
+		const cwd = join(root, "project");
+		const agentDir = join(root, "agent");
+		await mkdir(cwd);
+		const io = { out: () => undefined, err: () => undefined };
+		const samples = join(import.meta.dirname, "..", "..", "extensions");
+		const env = { PI_CODING_AGENT_DIR: agentDir, HOME: root };
+		expect(await main(["import", samples, "--cwd", cwd], io, env)).toBe(0);
+		expect(new ForgeTrust(evidence()).check(ctx(true), cwd, agentDir)).toEqual({ trusted: true });
+	}, 60_000);
 });
