@@ -1,9 +1,10 @@
 // Whether a toolbox folder may be used at all. A project's toolbox (`.pi/forge/extensions`) is reached through folders
 // a cloned repository made: each of them must be a real folder, never a link (a link would make the toolbox, say, pi's
-// own extensions folder, whose files pi loads as code). Any toolbox's real path must lie outside the folders pi loads
-// code or instructions from.
+// own extensions folder, whose files pi loads as code). Any toolbox's real path must not be a folder pi loads code or
+// instructions from, nor a folder right in one (pi looks one level down: `extensions/<name>/index.ts`); deeper is a
+// project of its own (an extension being written in `extensions/<name>/` has its toolbox there).
 import { realpath } from "node:fs/promises";
-import { basename, dirname, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { kindOf } from "./safe-fs.ts";
 
 /** The folders under an agent dir (or a project's `.pi`) whose files pi loads: no toolbox may be in one. */
@@ -36,8 +37,8 @@ export async function unsafeToolboxFolder(
 	const roots = [options.agentDir, ...(options.project ? [join(options.project, ".pi")] : [])];
 	for (const root of roots)
 		for (const loaded of PI_LOADS) {
-			const inside = await realOfNearest(join(root, loaded));
-			if (real === inside || real.startsWith(`${inside}${sep}`))
+			const inside = relative(await realOfNearest(join(root, loaded)), real);
+			if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside) && inside.split(sep).length === 1))
 				return `${toolboxDir} is ${real === toolboxDir ? "" : `(through a link, ${real}) `}inside ${join(root, loaded)}, whose files pi loads as code or instructions: Agent Forge does not use a toolbox there`;
 		}
 	return undefined;

@@ -121,9 +121,15 @@ describe("the toolbox folder itself", () => {
 		expect(await unsafeToolboxFolder(join(agentDir, "forge", "extensions"), { agentDir })).toContain(
 			"through a link",
 		);
+		expect(await unsafeToolboxFolder(join(agentDir, "themes"), { agentDir })).toContain("whose files pi loads");
+		expect(await unsafeToolboxFolder(join(agentDir, "extensions", "sub"), { agentDir })).toContain("pi loads");
 		const cwd = await mkdtemp(join(tmpdir(), "forge-dl-"));
 		expect(await unsafeToolboxFolder(join(cwd, ".pi", "forge", "extensions"), { agentDir, project: cwd })).toBe(
 			undefined,
 		);
+		// An extension being written in the extensions folder is a project of its own: its toolbox is deep enough.
+		const extension = join(agentDir, "extensions", "my-extension");
+		const own = join(extension, ".pi", "forge", "extensions");
+		expect(await unsafeToolboxFolder(own, { agentDir, project: extension })).toBe(undefined);
 	});
 });
