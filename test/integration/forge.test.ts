@@ -29,6 +29,7 @@ describe("forge", () => {
 	it("re-forging bumps the version and keeps the previous pair as .bak", async () => {
 		const { toolbox, dir } = await tempToolbox();
 		await toolbox.forge(upper, new Map());
+		await toolbox.flush(); // the commit's last steps (its staging folder removed) follow the forge's answer
 		const v1 = await snapshot(dir);
 		const result = await toolbox.forge({ ...upper, logic: "return params.text.toLowerCase();" }, new Map());
 		expect(result.ok && result.value.meta.version).toBe(2);

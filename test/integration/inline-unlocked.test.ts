@@ -62,6 +62,7 @@ describe("with the inline runner, a change runs its candidate's code before the 
 			message(await toolbox.forge(toolRequest("back", "return params.text;", { tests: SLOW_TEST }), new Map())),
 		).toBe("ok");
 		expect(message(await toolbox.forge(toolRequest("back", "return `${params.text}`;"), new Map()))).toBe("ok");
+		await toolbox.flush(); // the forge's last steps, which keep the lock after it answered, are over
 		const watch = watchRunner(toolbox.runner, dir);
 		expect(message(await toolbox.rollback("back", 1))).toBe("ok");
 		const path = toolbox.toolPath("back");
