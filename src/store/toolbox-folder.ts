@@ -5,6 +5,7 @@
 // project of its own (an extension being written in `extensions/<name>/` has its toolbox there).
 import { realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import type { ConfigProblem } from "../contract/config.ts";
 import { kindOf } from "./safe-fs.ts";
 
 /** The folders under an agent dir (or a project's `.pi`) whose files pi loads: no toolbox may be in one. */
@@ -52,4 +53,38 @@ async function realOfNearest(path: string): Promise<string> {
 		const parent = dirname(path);
 		return parent === path ? path : join(await realOfNearest(parent), basename(path));
 	}
+}
+
+/** The toolbox's own files and folders, and what becomes of a link (or a file for a folder) found in its place. */
+const OWN_ENTRIES: Record<string, string> = {
+	".forge-audit.jsonl": "the audit log is written as a file of its own in its place",
+	".forge-audit.jsonl.1": "it is replaced when the audit log is next moved aside",
+	".forge-health.json": "it is not read, and the usage record is written as a file of its own in its place",
+	"forge-registry.json": "it is not read, and the registry is rebuilt as a file of its own in its place",
+	".gitignore": "it is left as it is",
+	".forge.lock": "changes to this toolbox are refused until it is removed",
+	".forge-registry.lock": "registry saves are refused until it is removed",
+	".staging": "it is removed (the link itself; what it points to is left alone)",
+	".history": "no version history is kept or read until it is removed",
+	".state": "the compile cache is off until it is removed",
+};
+
+/**
+ * Links (or other entries of the wrong kind) at the places of the toolbox's own files and folders, each reported with
+ * what Agent Forge does instead of following it. Tool files that are links are reported as broken tools instead.
+ */
+export async function linkedToolboxEntries(toolboxDir: string): Promise<ConfigProblem[]> {
+	const problems: ConfigProblem[] = [];
+	for (const [entry, instead] of Object.entries(OWN_ENTRIES)) {
+		const path = join(toolboxDir, entry);
+		const kind = await kindOf(path).catch(() => "missing" as const);
+		const folder = entry === ".staging" || entry === ".history" || entry === ".state" || entry.endsWith(".lock");
+		if (kind === "missing" || kind === (folder ? "directory" : "file")) continue;
+		const what = kind === "link" ? "a symbolic link" : folder ? "not a folder" : "not a regular file";
+		problems.push({
+			origin: { file: path },
+			message: `${path} is ${what} in the toolbox folder; Agent Forge does not follow it: ${instead}.`,
+		});
+	}
+	return problems;
 }

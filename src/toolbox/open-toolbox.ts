@@ -13,7 +13,7 @@ import { CACHE_KEY_FILE, CacheKey } from "../store/cache-key.ts";
 import { CompileCache } from "../store/compile-cache.ts";
 import { HEALTH_FILE, HealthStore } from "../store/health.ts";
 import { ToolHistory } from "../store/history.ts";
-import { unsafeToolboxFolder } from "../store/toolbox-folder.ts";
+import { linkedToolboxEntries, unsafeToolboxFolder } from "../store/toolbox-folder.ts";
 import { ToolboxStore } from "../store/toolbox-store.ts";
 import { type OpenReport, Toolbox, type ToolboxOptions, type ToolboxStores } from "./toolbox.ts";
 import { type ScopedToolbox, Toolboxes, userRunner } from "./toolboxes.ts";
@@ -70,6 +70,8 @@ export async function openToolbox(
 		...(ownFolder ? { project: config.cwd } : {}),
 	});
 	if (unsafe) throw new Error(unsafe);
+	// What a repository put at the places of the toolbox's own files is told at the start, before the open handles it.
+	problems.push(...(await linkedToolboxEntries(config.toolboxDir)));
 	const grants = new GrantsStore(join(config.forgeHome, "grants.json"));
 	await grants.load();
 	const audit = new AuditLog(join(config.toolboxDir, AUDIT_FILE), {

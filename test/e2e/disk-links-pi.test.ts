@@ -63,6 +63,8 @@ describe(`a hostile toolbox on disk (${PI_LINE} line)`, () => {
 		expect((await readdir(home.home)).sort()).toEqual(expect.arrayContaining(before));
 		expect(await readFile(join(home.home, ".ssh", "id_ed25519"), "utf8")).toBe("private key\n");
 		expect(await readFile(join(home.home, "notes.txt"), "utf8")).toBe("notes\n");
+		// The person is told at the start.
+		expect(run.stderr).toContain(".staging is a symbolic link in the toolbox folder; Agent Forge does not follow it");
 	});
 
 	it("F1: COMMIT markers whose name climbs out: nothing written into or removed from the agent dir", async () => {
@@ -108,6 +110,8 @@ describe(`a hostile toolbox on disk (${PI_LINE} line)`, () => {
 		]);
 		expect(await readFile(join(home.home, ".bashrc"), "utf8")).toBe('export PS1="$ "\n');
 		expect(await readFile(join(home.home, ".profile"), "utf8")).toBe("# profile\n");
+		expect(run.stderr).toContain(".forge-audit.jsonl is a symbolic link in the toolbox folder");
+		expect(run.stderr).toContain(".forge-health.json is a symbolic link in the toolbox folder");
 		// The log and the health file are the toolbox's own files now, holding the call.
 		expect(await readFile(join(home.toolbox, ".forge-audit.jsonl"), "utf8")).toContain("build failed");
 		expect(await readFile(join(home.toolbox, ".forge-health.json"), "utf8")).toContain('"probe"');

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
-import { unsafeToolboxFolder } from "../../src/store/toolbox-folder.ts";
+import { linkedToolboxEntries, unsafeToolboxFolder } from "../../src/store/toolbox-folder.ts";
 import { createToolboxStores, openToolbox } from "../../src/toolbox/open-toolbox.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
 import { Toolboxes, userRunner } from "../../src/toolbox/toolboxes.ts";
@@ -131,5 +131,25 @@ describe("the toolbox folder itself", () => {
 		const extension = join(agentDir, "extensions", "my-extension");
 		const own = join(extension, ".pi", "forge", "extensions");
 		expect(await unsafeToolboxFolder(own, { agentDir, project: extension })).toBe(undefined);
+	});
+
+	it("links at the places of its own files are reported at the open, each with what is done instead", async () => {
+		const cwd = await mkdtemp(join(tmpdir(), "forge-dl-"));
+		const outside = await outsideOf(cwd);
+		const dir = join(cwd, ".pi", "forge", "extensions");
+		await mkdir(dir, { recursive: true });
+		await symlink(join(outside, "credentials"), join(dir, ".gitignore"));
+		await writeFile(join(dir, ".state"), "");
+		await mkdir(join(dir, ".history"));
+		await writeFile(join(dir, ".forge-health.json"), "{}");
+		const agentDir = await mkdtemp(join(tmpdir(), "forge-dl-a-"));
+		const opened = await openToolbox(readConfig(cwd, { PI_CODING_AGENT_DIR: agentDir }));
+		closing.push(opened.toolboxes);
+		const told = opened.problems.map((p) => p.message);
+		expect(told).toEqual([
+			`${join(dir, ".gitignore")} is a symbolic link in the toolbox folder; Agent Forge does not follow it: it is left as it is.`,
+			`${join(dir, ".state")} is not a folder in the toolbox folder; Agent Forge does not follow it: the compile cache is off until it is removed.`,
+		]);
+		expect(await linkedToolboxEntries(join(cwd, "nothing-here"))).toEqual([]);
 	});
 });
