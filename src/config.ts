@@ -117,10 +117,13 @@ export function readConfig(
 		report(found, `is not a positive integer up to ${MAX_SETTING}; using ${fallback}`);
 		return fallback;
 	};
+	/** The user's own values of the settings read, before a project's file lowered them. */
+	const usersOwn = new Map<FileKey, number>();
 	// The user's value; the project's file may lower it, and a higher one from there is ignored (as the policy's).
 	const positiveInt = (variable: string, key: FileKey | undefined, fallback: number): number => {
 		const found = setting(variable, key);
 		const user = found ? intOf(found, fallback) : fallback;
+		if (key) usersOwn.set(key, user);
 		const project = key && tightenOnly.get(key);
 		if (!key || !project) return user;
 		const value = intOf(project, user);
@@ -184,6 +187,10 @@ export function readConfig(
 			...readPolicy(),
 			historyLimit: positiveInt("PI_FORGE_HISTORY_LIMIT", "historyLimit", DEFAULT_HISTORY_LIMIT),
 			quarantineAfter: positiveInt("PI_FORGE_QUARANTINE_AFTER", "quarantineAfter", DEFAULT_QUARANTINE_AFTER),
+			userLimits: {
+				historyLimit: usersOwn.get("historyLimit") ?? DEFAULT_HISTORY_LIMIT,
+				quarantineAfter: usersOwn.get("quarantineAfter") ?? DEFAULT_QUARANTINE_AFTER,
+			},
 			lockStaleMs: Math.max(2_000, positiveInt("PI_FORGE_LOCK_STALE_MS", undefined, DEFAULT_LOCK_STALE_MS)),
 			activeLimit: positiveInt("PI_FORGE_ACTIVE_LIMIT", "activeLimit", DEFAULT_ACTIVE_LIMIT),
 			activeChars: positiveInt("PI_FORGE_ACTIVE_CHARS", "activeChars", DEFAULT_ACTIVE_CHARS),

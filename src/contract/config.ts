@@ -31,6 +31,11 @@ export interface ForgeConfig {
 	/** Consecutive failed calls after which a tool is quarantined (`PI_FORGE_QUARANTINE_AFTER`, default 5). */
 	quarantineAfter: number;
 	/**
+	 * `historyLimit` and `quarantineAfter` as the user set them, before a project's file lowered them: the user
+	 * toolbox's own (a cloned repository's config must not prune the user's history or quarantine the user's tools).
+	 */
+	userLimits: { historyLimit: number; quarantineAfter: number };
+	/**
 	 * A toolbox lock not refreshed for this long belongs to a dead process and is taken over (`PI_FORGE_LOCK_STALE_MS`,
 	 * default 5000, at least 2000).
 	 */

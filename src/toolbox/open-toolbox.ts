@@ -120,7 +120,8 @@ async function openUserToolbox(
 	problems: ConfigProblem[],
 ): Promise<ScopedToolbox | undefined> {
 	if (!config.userToolboxDir) return undefined;
-	const userConfig = { ...config, toolboxDir: config.userToolboxDir };
+	// The user's own history and quarantine limits: a project's file may lower them for the project's toolbox only.
+	const userConfig = { ...config, toolboxDir: config.userToolboxDir, ...config.userLimits };
 	const stores = createToolboxStores(userConfig, key);
 	const toolbox = new Toolbox(userConfig, userRunner(runner), stores);
 	try {

@@ -84,6 +84,31 @@ describe("the project's policy may only tighten the user's", () => {
 	});
 });
 
+describe("a project's lower history and quarantine limits", () => {
+	it("apply to the project's toolbox, not to the user toolbox: the user's history is kept to the user's own limit", async () => {
+		const setup = await setUp({ global: { historyLimit: 10 }, project: { historyLimit: 1, quarantineAfter: 1 } });
+		const box = await openToolbox(policyOf(setup.cwd, { PI_CODING_AGENT_DIR: setup.agentDir }, true));
+		opened.push(box);
+		expect(box.config).toMatchObject({ historyLimit: 1, quarantineAfter: 1 });
+		expect(box.config.userLimits).toEqual({ historyLimit: 10, quarantineAfter: 5 });
+		const versionsOf = async (scope: "project" | "user") => {
+			for (const text of ["one", "two", "three"]) {
+				const request = {
+					name: `kept-${scope}`,
+					description: "Says a word.",
+					parametersSchema: { type: "object", properties: {} },
+					logic: `return ${JSON.stringify(text)};`,
+				};
+				const forged = await box.toolboxes.forge(request, new Map(), { scope });
+				expect(forged.ok).toBe(true);
+			}
+			return (await box.toolboxes.versions(`kept-${scope}`)).map((entry) => entry.version);
+		};
+		expect(await versionsOf("user")).toEqual([1, 2, 3]);
+		expect(await versionsOf("project")).toEqual([3]);
+	});
+});
+
 describe("an untrusted project", () => {
 	it("its config file is not read at all (not even reported when broken)", async () => {
 		for (const project of [{ policy: "strict", timeoutMs: 1234 }, "{ not json", { policy: "permissive" }]) {

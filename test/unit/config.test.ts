@@ -19,6 +19,7 @@ describe("readConfig", () => {
 				policyFrom: "the default",
 				historyLimit: 50,
 				quarantineAfter: 5,
+				userLimits: { historyLimit: 50, quarantineAfter: 5 },
 				lockStaleMs: 5000,
 				activeLimit: 12,
 				activeChars: 1600,
