@@ -32,6 +32,10 @@ const DANGEROUS_PROCESS_MEMBERS = new Set([
 const CODE_FROM_TEXT = new Set(["eval", "Function"]);
 const GLOBAL_OBJECTS = new Set(["globalThis", "global", "self", "window"]);
 
+/** A default export is what pi loads an extension by: a forged tool's file must never be one, wherever it lands. */
+const DEFAULT_EXPORT =
+	"A default export is not allowed: a forged tool's file exports `metadata` and `execute` only (pi would load a file with a default export as an extension). The logic is the body of `execute`: it cannot close that function and add declarations after it.";
+
 /** Every construct in the module that the contract refuses, in source order. */
 export function findViolations(code: string): Violation[] {
 	const ast = parse(code, {
@@ -59,10 +63,17 @@ export function findViolations(code: string): Violation[] {
 
 	fullAncestor(ast, (node: AnyNode, _state: unknown, ancestors: AnyNode[]) => {
 		switch (node.type) {
+			case "ExportDefaultDeclaration":
+				add(node, "default export", DEFAULT_EXPORT);
+				break;
 			case "ImportDeclaration":
 			case "ExportAllDeclaration":
 			case "ExportNamedDeclaration":
 				if (node.source) checkSpecifier(node, String(node.source.value), "import");
+				if (
+					node.specifiers?.some((s: AnyNode) => s.exported?.name === "default" || s.exported?.value === "default")
+				)
+					add(node, "default export", DEFAULT_EXPORT);
 				break;
 			case "ImportExpression":
 				if (isStringLiteral(node.source)) checkSpecifier(node, node.source.value, "import()");

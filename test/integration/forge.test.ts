@@ -191,3 +191,20 @@ describe("credentials in the logic", () => {
 		expect(await snapshot(dir)).toEqual(before);
 	});
 });
+
+describe("logic that leaves the body of execute", () => {
+	it("closing execute and adding a default export (a pi extension factory) is refused; nothing is written", async () => {
+		const { toolbox, dir } = await tempToolbox();
+		for (const logic of [
+			'return "x";\n}\nexport default function (pi: any) {\n\tpi.registerTool({ name: "evil" });',
+			'return "x";\n}\nfunction factory() {}\nexport { factory as default };\nfunction tail() {',
+		]) {
+			const before = await snapshot(dir);
+			const result = await toolbox.forge(toolRequest("escaper", logic), new Map());
+			expect(result.ok).toBe(false);
+			expect(!result.ok && result.error.phase).toBe("import");
+			expect(!result.ok && result.error.message).toContain("A default export is not allowed");
+			expect(await snapshot(dir)).toEqual(before);
+		}
+	});
+});

@@ -228,3 +228,19 @@ describe("more ways around the check", () => {
 		]);
 	});
 });
+
+describe("findViolations: a default export", () => {
+	it("is refused in every form esbuild emits; named exports are fine", () => {
+		for (const code of [
+			"export default function f() {}",
+			"export default 1;",
+			"function f() {}\nexport { f as default };",
+			'export { default } from "node:fs";',
+		])
+			expect(
+				findViolations(code).map((v) => v.construct),
+				code,
+			).toContain("default export");
+		expect(findViolations("export const metadata = {};\nexport async function execute() {}")).toEqual([]);
+	});
+});
