@@ -42,9 +42,17 @@ export async function deriveEntry(
 ): Promise<Derived> {
 	// Stamped before reading: a change made while this runs leaves the entry stale, so it is checked again.
 	const stamps = options.stamps ?? (await store.stampsOf(name));
-	const { source, meta: parsed } = await store.readTool(name);
+	const { source, meta: parsed, refused } = await store.readTool(name);
 	const meta = parsed?.ok ? parsed.value : undefined;
 
+	// A tool file that is a link is not read (`refused` says so): its source counts as missing, its metadata as absent.
+	if (source === undefined && refused) {
+		const error = new ForgeError("load", refused, {
+			tool: name,
+			hint: `Replace the link with the tool's own file (or remove it), or re-forge '${name}' with forge_tool.`,
+		});
+		return { entry: brokenEntry(name, meta, stamps, error) };
+	}
 	if (source === undefined) {
 		const error = new ForgeError("load", `${tsFileOf(name)} is missing (only ${jsonFileOf(name)} is there).`, {
 			tool: name,

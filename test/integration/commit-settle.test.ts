@@ -66,7 +66,10 @@ describe("a change answers before its commit's last steps", () => {
 		]);
 		expect(both.every((r) => r.ok)).toBe(true);
 		await toolbox.flush();
-		expect(order).toEqual(["first committed", "first applied", "second committed", "second applied"]);
+		// Either may take the lock first (nothing promises which); what matters is that the two never interleave.
+		expect(order.map((step) => step.split(" ")[1])).toEqual(["committed", "applied", "committed", "applied"]);
+		const [a, b, c, d] = order.map((step) => step.split(" ")[0]);
+		expect([a === b, c === d, a !== c]).toEqual([true, true, true]);
 		await toolbox.close();
 	});
 

@@ -38,6 +38,7 @@ describe("tool files and folders that are links", () => {
 		const box = await reopen();
 		closing.push(box);
 		expect(box.get("leak")?.status).toBe("broken");
+		expect(box.get("leak")?.error?.message).toContain("forge-leak.ts is a symbolic link");
 		expect(JSON.stringify(box.get("leak"))).not.toContain("hunter2");
 		await expect(box.readSource("leak")).rejects.toThrow(/forge-leak\.ts is a symbolic link/);
 		const used = await box.use("leak", {}, { host }).catch((error: Error) => error.message);
