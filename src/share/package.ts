@@ -1,12 +1,13 @@
 // Sharing a toolbox as a pi package: export chosen tools into a folder a team can `pi install` (a package.json with
 // a pi manifest, a generated extension entry, the tools), and import tools from such a folder or another toolbox.
 import { readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ForgeError, fail, ok, type Result } from "../contract/forge-error.ts";
 import type { TakenNames } from "../contract/names.ts";
 import { jsonFileOf, parseToolFileName, tsFileOf } from "../contract/tool-files.ts";
+import { readRegular } from "../store/safe-fs.ts";
 import type { Toolbox } from "../toolbox/toolbox.ts";
 
 const INDEX_TEMPLATE = fileURLToPath(new URL("../../templates/package-index.ts.tmpl", import.meta.url));
@@ -113,15 +114,30 @@ export async function importTools(
 			});
 			continue;
 		}
-		const [source, metaText] = await Promise.all([
-			readFile(join(dir, tsFileOf(name)), "utf8").catch(() => undefined),
-			readFile(join(dir, jsonFileOf(name)), "utf8"),
-		]);
-		if (source === undefined) {
+		// The files are read without following a link: a package or folder from elsewhere may hold one to any file.
+		let source: string | undefined;
+		let metaText: string | undefined;
+		try {
+			[source, metaText] = await Promise.all([
+				readRegular(join(dir, tsFileOf(name))),
+				readRegular(join(dir, jsonFileOf(name))),
+			]);
+		} catch (error) {
+			const reason = (error as Error).message;
+			outcomes.push({ name, ok: false, error: new ForgeError("load", `${reason}: not imported.`, { tool: name }) });
+			continue;
+		}
+		if (source === undefined || metaText === undefined) {
 			outcomes.push({
 				name,
 				ok: false,
-				error: new ForgeError("load", `${tsFileOf(name)} is missing in ${dir}.`, { tool: name }),
+				error: new ForgeError(
+					"load",
+					`${source === undefined ? tsFileOf(name) : jsonFileOf(name)} is missing in ${dir}.`,
+					{
+						tool: name,
+					},
+				),
 			});
 			continue;
 		}

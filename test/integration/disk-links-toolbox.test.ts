@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfig } from "../../src/config.ts";
 import { InlineRunner } from "../../src/run/inline-runner.ts";
+import { importTools } from "../../src/share/package.ts";
 import { linkedToolboxEntries, unsafeToolboxFolder } from "../../src/store/toolbox-folder.ts";
 import { createToolboxStores, openToolbox } from "../../src/toolbox/open-toolbox.ts";
 import { Toolbox } from "../../src/toolbox/toolbox.ts";
@@ -152,5 +153,27 @@ describe("the toolbox folder itself", () => {
 			`${join(dir, ".state")} is not a folder in the toolbox folder; Agent Forge does not follow it: the compile cache is off until it is removed.`,
 		]);
 		expect(await linkedToolboxEntries(join(cwd, "nothing-here"))).toEqual([]);
+	});
+});
+
+describe("importing from a folder that holds links", () => {
+	it("a tool file there that is a link is not read: that tool is not imported, saying why; the others are", async () => {
+		const { toolbox, cwd, dir } = await tempToolbox();
+		const from = join(cwd, "..", `${cwd.split("/").pop()}-package`);
+		await mkdir(from, { recursive: true });
+		expect((await toolbox.forge(toolRequest("honest", "return params.text;"), new Map())).ok).toBe(true);
+		for (const file of ["forge-honest.ts", "forge-honest.json"])
+			await writeFile(join(from, file), await readFile(join(dir, file), "utf8"));
+		const outside = await outsideOf(cwd);
+		await writeFile(join(from, "forge-leak.json"), await readFile(join(dir, "forge-honest.json"), "utf8"));
+		await symlink(join(outside, "credentials"), join(from, "forge-leak.ts"));
+		expect((await toolbox.remove("honest")).ok).toBe(true);
+		const outcomes = await importTools(toolbox, from);
+		const byName = Object.fromEntries(outcomes.map((o) => [o.name, o]));
+		expect(byName.honest.ok).toBe(true);
+		expect(byName.leak.ok).toBe(false);
+		expect(byName.leak.error?.message).toContain("symbolic link");
+		expect(JSON.stringify(byName.leak)).not.toContain("hunter2");
+		await toolbox.close();
 	});
 });
