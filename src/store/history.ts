@@ -39,6 +39,18 @@ export interface StoredVersion {
 }
 
 const INDEX = "index.jsonl";
+
+/** A record: the tool, what happened, its version and files, when, the version a roll-back restored, known entries. */
+type RecordArgs = [
+	name: string,
+	event: HistoryEvent,
+	version: number,
+	source: string,
+	metaText: string,
+	at: Date,
+	from?: number,
+	known?: HistoryEntry[],
+];
 const DIGEST = /^[0-9a-f]{64}$/;
 const EVENTS: readonly string[] = ["forged", "edited", "rolled-back", "removed", "recovered", "imported"];
 
@@ -99,18 +111,10 @@ export class ToolHistory {
 	 * Records a version (its files are written once; an identical version costs only the index line). `known`: the
 	 * entries the caller has just read, so the index need not be read again to know whether to prune.
 	 */
-	record(
-		name: string,
-		event: HistoryEvent,
-		version: number,
-		source: string,
-		metaText: string,
-		at: Date,
-		from?: number,
-		known?: HistoryEntry[],
-	): Promise<void> {
+	record(...args: RecordArgs): Promise<void> {
+		const [name] = args;
 		const before = this.writing.get(name) ?? Promise.resolve();
-		const recorded = before.then(() => this.write(name, event, version, source, metaText, at, from, known));
+		const recorded = before.then(() => this.write(...args));
 		const settled = recorded.catch(() => undefined);
 		this.writing.set(name, settled);
 		void settled.then(() => {
@@ -119,16 +123,7 @@ export class ToolHistory {
 		return recorded;
 	}
 
-	private async write(
-		name: string,
-		event: HistoryEvent,
-		version: number,
-		source: string,
-		metaText: string,
-		at: Date,
-		from?: number,
-		known?: HistoryEntry[],
-	): Promise<void> {
+	private async write(...[name, event, version, source, metaText, at, from, known]: RecordArgs): Promise<void> {
 		const dir = await this.madeDir(name);
 		const entry: HistoryEntry = {
 			version,
