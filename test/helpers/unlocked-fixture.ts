@@ -3,7 +3,8 @@
 // and its test case, and a result read as its message.
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect } from "vitest";
+import { afterEach, expect, vi } from "vitest";
+import { ToolboxStore } from "../../src/store/toolbox-store.ts";
 import { type IsolatedBox, isolatedToolbox } from "./isolated-fixture.ts";
 import { type LockWatch, watchRunner } from "./lock-watch.ts";
 
@@ -41,3 +42,22 @@ export const SLOW_TEST = [{ args: { text: "x" }, expect: "x" }];
 export const slow = (ms: number) => `await new Promise((r) => setTimeout(r, ${ms})); return params.text;`;
 export const message = (result: { ok: boolean; error?: { message: string } }) =>
 	result.ok ? "ok" : result.error?.message;
+
+/** Pushes "stage" and "lock" to `order` as the store stages a pair and takes the lock; `restore` ends it. */
+export function watchStageAndLock(order: string[]): { restore(): void } {
+	const { stage: realStage, locked: realLocked } = ToolboxStore.prototype;
+	const stage = vi.spyOn(ToolboxStore.prototype, "stage").mockImplementation(function (this: ToolboxStore, ...args) {
+		order.push("stage");
+		return realStage.apply(this, args);
+	});
+	const lock = vi.spyOn(ToolboxStore.prototype, "locked").mockImplementation(function (this: ToolboxStore, fn) {
+		order.push("lock");
+		return realLocked.call(this, fn);
+	});
+	return {
+		restore() {
+			stage.mockRestore();
+			lock.mockRestore();
+		},
+	};
+}

@@ -5,9 +5,8 @@
 import { access, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { ToolboxStore } from "../../src/store/toolbox-store.ts";
 import { host, toolRequest } from "../helpers/toolbox-fixture.ts";
-import { isolatedPerTest, locked, SLOW_TEST, slow } from "../helpers/unlocked-fixture.ts";
+import { isolatedPerTest, locked, SLOW_TEST, slow, watchStageAndLock } from "../helpers/unlocked-fixture.ts";
 
 const openBox = isolatedPerTest();
 
@@ -63,18 +62,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 	it("a forge writes its pair once, before the lock, and leaves no staging folder", async () => {
 		const box = await openBox();
 		const order: string[] = [];
-		const { stage: realStage, locked: realLocked } = ToolboxStore.prototype;
-		const stage = vi.spyOn(ToolboxStore.prototype, "stage").mockImplementation(function (
-			this: ToolboxStore,
-			...args
-		) {
-			order.push("stage");
-			return realStage.apply(this, args);
-		});
-		const lock = vi.spyOn(ToolboxStore.prototype, "locked").mockImplementation(function (this: ToolboxStore, fn) {
-			order.push("lock");
-			return realLocked.call(this, fn);
-		});
+		const watched = watchStageAndLock(order);
 		try {
 			const result = await box.toolbox.forge(toolRequest("once", "return params.text;"), new Map());
 			expect(result.ok, result.ok ? "" : result.error.message).toBe(true);
@@ -83,8 +71,7 @@ describe("the dry run stages the candidate's pair, and the change under the lock
 			await box.toolbox.flush(); // the commit's last steps (the promoted pair's folder removed) follow its answer
 			expect(await stagedPairs(box.dir)).toBe(0);
 		} finally {
-			stage.mockRestore();
-			lock.mockRestore();
+			watched.restore();
 		}
 	});
 

@@ -3,11 +3,10 @@
 // nothing. Its tests, a hand edit's load and a roll-back's run before the lock too: while they run the lock is free.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
-import { ToolboxStore } from "../../src/store/toolbox-store.ts";
+import { describe, expect, it } from "vitest";
 import { watchRunner } from "../helpers/lock-watch.ts";
 import { tempToolbox, toolRequest } from "../helpers/toolbox-fixture.ts";
-import { locked, message, SLOW_TEST, slow } from "../helpers/unlocked-fixture.ts";
+import { locked, message, SLOW_TEST, slow, watchStageAndLock } from "../helpers/unlocked-fixture.ts";
 
 const ENV = { PI_FORGE_TIMEOUT_MS: "5000" };
 
@@ -31,18 +30,7 @@ describe("with the inline runner, a change runs its candidate's code before the 
 		const { toolbox, dir } = await tempToolbox();
 		const order: string[] = [];
 		const watch = watchRunner(toolbox.runner, dir, (kind) => order.push(kind));
-		const { stage: realStage, locked: realLocked } = ToolboxStore.prototype;
-		const stage = vi.spyOn(ToolboxStore.prototype, "stage").mockImplementation(function (
-			this: ToolboxStore,
-			...args
-		) {
-			order.push("stage");
-			return realStage.apply(this, args);
-		});
-		const lock = vi.spyOn(ToolboxStore.prototype, "locked").mockImplementation(function (this: ToolboxStore, fn) {
-			order.push("lock");
-			return realLocked.call(this, fn);
-		});
+		const watched = watchStageAndLock(order);
 		try {
 			expect(message(await toolbox.forge(toolRequest("once", "return params.text;"), new Map()))).toBe("ok");
 			expect(order).toEqual(["stage", "preflight", "lock"]);
@@ -51,8 +39,7 @@ describe("with the inline runner, a change runs its candidate's code before the 
 			await toolbox.flush(); // the commit's last steps (the promoted pair's folder removed) follow its answer
 			expect(await readdir(join(dir, ".staging")).catch(() => [])).toEqual([]);
 		} finally {
-			stage.mockRestore();
-			lock.mockRestore();
+			watched.restore();
 		}
 	});
 
