@@ -91,16 +91,19 @@ export class ToolboxContext {
 	}
 
 	/**
-	 * `change`, answering as soon as `work` has: what it hands to `later` (a commit's last steps, its records) still
-	 * runs with the lock held, and the next change waits for it.
+	 * `change`, answering as soon as `work` has when it handed something to `later` (a commit's last steps, its
+	 * records): that still runs with the lock held, and the next change waits for it. A change that handed nothing on
+	 * (a refused one) answers once the lock is let go, as `change` does.
 	 */
 	changeThenSettle<T>(work: (later: (rest: Promise<unknown>) => void) => Promise<T>): Promise<T> {
 		return new Promise<T>((resolve, reject) => {
 			this.change(async () => {
 				const rest: Promise<unknown>[] = [];
-				resolve(await work((pending) => rest.push(pending)));
+				const value = await work((pending) => rest.push(pending));
+				if (rest.length > 0) resolve(value);
 				await Promise.allSettled(rest);
-			}).catch(reject);
+				return value;
+			}).then(resolve, reject);
 		});
 	}
 

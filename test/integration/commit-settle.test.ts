@@ -1,6 +1,7 @@
 // A change of a tool's code answers once it is committed (its marker durable) and renamed into place; the commit's
 // last steps (the toolbox folder's fsync, the marker's removal) and its records (history, compile cache) run after,
 // still under the lock. What reads them waits for them, and a crash in between rolls the change forward.
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -109,5 +110,27 @@ describe("history records still being written", () => {
 		expect((await history.entries("calc")).map((e) => e.version)).toEqual([1, 2, 3]);
 		expect((await history.read("calc", 3))?.source).toBe("// v3");
 		await Promise.all(writes);
+	});
+});
+
+describe("a change that is refused", () => {
+	it("answers once the lock is let go: nothing of it is left on disk when its answer comes", async () => {
+		const { toolbox, dir } = await openBox(await makeTempDir("forge-settle-refused"));
+		await toolbox.flush();
+		const before = await readdir(dir);
+		for (let round = 0; round < 5; round++) {
+			// Looked at the moment the answer comes (synchronously): the lock is already let go.
+			let lockAtAnswer: boolean | undefined;
+			const refused = await toolbox
+				.forge(toolRequest("leaky", 'return "sk-proj-4f8Kq2LxZ9mN3pR7tV1wY6bC5dE0gH8j";'), new Map())
+				.then((result) => {
+					lockAtAnswer = existsSync(join(dir, ".forge.lock"));
+					return result;
+				});
+			expect(!refused.ok && refused.error.phase).toBe("secrets");
+			expect(lockAtAnswer).toBe(false);
+			expect(await readdir(dir)).toEqual(before);
+		}
+		await toolbox.close();
 	});
 });
