@@ -3,7 +3,7 @@
 // first call runs the edited code, a broken edit fails with its load error, and list_forge shows each as it is.
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type PiHarness, startPi } from "../helpers/pi-harness.ts";
 
 const REPO = resolve(import.meta.dirname, "../..");
@@ -57,7 +57,12 @@ describe("pi starts on a toolbox whose registry is gone, with hand edits in it",
 		const listing = run.toolEvents[1].text;
 		expect(listing).toMatch(/^- answer v2 \[ok/m);
 		expect(listing).toMatch(/^- other v1 \[ok/m);
-		expect(await readFile(join(toolbox(folders.cwd), "forge-registry.json"), "utf8")).toContain('"answer"');
+		// The registry file is saved in the background, a burst of changes at once (SAVE_DELAY_MS after the last one).
+		await vi.waitFor(
+			async () =>
+				expect(await readFile(join(toolbox(folders.cwd), "forge-registry.json"), "utf8")).toContain('"answer"'),
+			{ timeout: 3000, interval: 50 },
+		);
 	});
 
 	it("a corrupt registry and an edit that breaks the tool: its call fails with the load error, the other runs", async () => {
