@@ -52,6 +52,7 @@ describe("with the inline runner, a change runs its candidate's code before the 
 		await toolbox.flush(); // the forge's last steps, which keep the lock after it answered, are over
 		const watch = watchRunner(toolbox.runner, dir);
 		expect(message(await toolbox.rollback("back", 1))).toBe("ok");
+		await toolbox.flush(); // the roll-back's last steps (no tool code) keep the lock a moment after it answered
 		const path = toolbox.toolPath("back");
 		await writeFile(
 			path,

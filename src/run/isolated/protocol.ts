@@ -59,6 +59,21 @@ export interface ToolWorkerData {
 	typeboxPath: string;
 }
 
+/** What a spare tool worker starts with: nothing of a tool, until its tool comes (`SpareStart`). */
+export interface SpareWorkerData {
+	spare: true;
+}
+
+/** The one message a spare tool worker waits for: its tool's start, and the tool's own temp dir. */
+export interface SpareStart {
+	type: "tool";
+	data: ToolWorkerData;
+	tmpdir?: string;
+}
+
+export const isSpare = (data: unknown): data is SpareWorkerData =>
+	typeof data === "object" && data !== null && (data as { spare?: unknown }).spare === true;
+
 /** The worker key of preflight loads (tools are keyed by name, which never has angle brackets). */
 export const PREFLIGHT_WORKER = "<preflight>";
 /** The key of the batch preflight pool: stopping it fails the loads it holds. */

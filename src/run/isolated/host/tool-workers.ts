@@ -5,10 +5,11 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { ForgeErrorData } from "../../../contract/forge-error.ts";
 import type { RunnableTool } from "../../runner.ts";
-import type { BrokerReply, BrokerRequest, FromHost, Limits } from "../protocol.ts";
+import type { BrokerReply, BrokerRequest, FromHost, Limits, SpareStart, ToolWorkerData } from "../protocol.ts";
 import { toolTempDir } from "../temp-dirs.ts";
 import { MAX_WIRE_CHARS, NotPlainData, plainData } from "../wire.ts";
 import { errorResult, type HostOptions, isRecord, send, wakeUp } from "./channel.ts";
+import { SpareWorker } from "./spare-worker.ts";
 
 interface ToolWorker {
 	key: string;
@@ -29,6 +30,7 @@ const MAX_CONSOLE_CHARS = 64 * 1024;
 
 export function createToolWorkers(options: HostOptions) {
 	const workers = new Map<string, ToolWorker>();
+	const spares = new SpareWorker(options.toolWorker);
 	const relayed = new Map<number, { port: MessagePort; localId: number; wake?: SharedArrayBuffer }>();
 	let nextRelayId = 1;
 
@@ -49,29 +51,38 @@ export function createToolWorkers(options: HostOptions) {
 			void stop(key, { phase: "runtime", message: "Stopped: the tool was re-forged while this call ran." });
 
 		const { port1, port2 } = new MessageChannel();
-		const tempEnv = options.tempRoot ? { TMPDIR: toolTempDir(options.tempRoot, tool.name) } : {};
-		const worker = new Worker(options.toolWorker, {
-			workerData: {
-				tool,
-				limits,
-				// Its own temp dir only, of the runner's temp folder: another tool's temp files are read as outside ones.
-				roots: options.roots.map((root) =>
-					root === options.tempRoot ? toolTempDir(options.tempRoot, tool.name) : root,
-				),
-				unreadable: options.unreadable ?? [],
-				port: port2,
-				safeEnv: { ...process.env, ...tempEnv },
-				typeboxPath: options.typeboxPath,
-			},
-			transferList: [port2],
-			// os.tmpdir() of the tool: its own folder (read from the worker's environment, not the host's).
-			env: { ...process.env, ...tempEnv },
-			resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
-			stdout: true,
-			stderr: true,
-		});
-		worker.stdout.resume();
-		worker.stderr.resume();
+		const tempDir = options.tempRoot ? toolTempDir(options.tempRoot, tool.name) : undefined;
+		const tempEnv = tempDir ? { TMPDIR: tempDir } : {};
+		const workerData: ToolWorkerData = {
+			tool,
+			limits,
+			// Its own temp dir only, of the runner's temp folder: another tool's temp files are read as outside ones.
+			roots: options.roots.map((root) => (root === options.tempRoot && tempDir ? tempDir : root)),
+			unreadable: options.unreadable ?? [],
+			port: port2,
+			safeEnv: { ...process.env, ...tempEnv } as Record<string, string>,
+			typeboxPath: options.typeboxPath,
+		};
+		// A spare started ahead takes the tool (its temp dir set before it starts); else a worker starts with it.
+		const spare = spares.take(limits.memoryMb);
+		const start: SpareStart = { type: "tool", data: workerData, ...(tempDir ? { tmpdir: tempDir } : {}) };
+		if (spare) spare.postMessage(start, [port2]);
+		const worker =
+			spare ??
+			new Worker(options.toolWorker, {
+				workerData,
+				transferList: [port2],
+				// os.tmpdir() of the tool: its own folder (read from the worker's environment, not the host's).
+				env: { ...process.env, ...tempEnv },
+				resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+				stdout: true,
+				stderr: true,
+			});
+		if (!spare) {
+			worker.stdout.resume();
+			worker.stderr.resume();
+		}
+		spares.prepare(limits.memoryMb, { ...process.env });
 		const entry: ToolWorker = { key, worker, hash: tool.hash, calls: new Set() };
 		workers.set(key, entry);
 
@@ -250,6 +261,7 @@ export function createToolWorkers(options: HostOptions) {
 		},
 		/** Ends every worker at once; each running call's failure (made by `error`) is collected into `results`. */
 		terminateAll(error: (name: string) => ForgeErrorData, results: FromHost[]): void {
+			spares.close();
 			for (const [name, entry] of workers) {
 				const failure = error(name);
 				for (const callId of entry.calls) results.push(errorResult(callId, failure));

@@ -7,7 +7,7 @@ import { createPositionMapper } from "../../../contract/source-map.ts";
 import { ConsoleBuffer, createCapturingConsole } from "../../console-capture.ts";
 import { coreLibraryRequire, evaluateModule } from "../../module-loader.ts";
 import { normaliseResult } from "../../result.ts";
-import type { FromWorker, ToolWorkerData, ToWorker } from "../protocol.ts";
+import { type FromWorker, isSpare, type SpareStart, type ToolWorkerData, type ToWorker } from "../protocol.ts";
 import { toWireJson } from "../wire.ts";
 import { installCallScope } from "./call-scope.ts";
 import { createPiFacade } from "./facades/environment.ts";
@@ -16,51 +16,70 @@ import { safeMessage, thrownData } from "./thrown.ts";
 import { BrokerClient, currentCall } from "./worker-broker.ts";
 import { startWorker } from "./worker-start.ts";
 
-const data = workerData as ToolWorkerData;
-const { tool } = data;
 const post = (message: FromWorker) => parentPort!.postMessage(message);
-const broker = new BrokerClient(data.port);
-const { provide } = startWorker({ ...data, broker, brokeredFetch: true });
-const pi = createPiFacade(broker);
-const mapper = createPositionMapper(tool.code.map);
 const consoles = new Map<number, ConsoleBuffer>();
 const capturing = createCapturingConsole(() => consoles.get(currentCall.getStore()?.callId ?? 0));
-Object.defineProperty(globalThis, "console", { value: capturing, configurable: true, writable: true });
-
 const calls = new Map<number, AbortController>();
 /** A notification is a line for a person, not a channel for data. */
 const MAX_NOTIFY_CHARS = 2000;
 const later = setImmediate;
 
-parentPort!.on("message", (message: ToWorker) => {
-	if (message.type === "cancel") {
-		calls.get(message.callId)?.abort(new Error("cancelled"));
-		return;
-	}
-	void run(message.callId, message.params, message.context);
-});
-
-// After the worker's own handles exist and before the module's code runs: what the module and its calls start is theirs.
-const scope = installCallScope(
-	() => currentCall.getStore()?.callId,
-	(callId) => calls.has(callId),
-	() => calls.size > 0,
-);
-
+let data: ToolWorkerData;
+let tool: ToolWorkerData["tool"];
+let broker: BrokerClient;
+let pi: ReturnType<typeof createPiFacade>;
+let mapper: ReturnType<typeof createPositionMapper>;
+let scope: ReturnType<typeof installCallScope>;
 let execute: ((params: unknown, pi: unknown, ctx: unknown) => unknown) | undefined;
 let loadError: ForgeErrorData | undefined;
-try {
-	const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name, provide), capturing);
-	if (typeof exports.execute === "function") execute = exports.execute as typeof execute;
-	else loadError = { phase: "shape", message: `${tool.file} does not export an \`execute\` function.` };
-} catch (error) {
-	const mapped = thrownData(error, tool, mapper);
-	loadError = {
-		...mapped,
-		phase: mapped.phase === "runtime" ? "load" : mapped.phase,
-		message: `Loading ${tool.file} failed: ${mapped.message}`,
-	};
+
+/** Starts the worker for its one tool: hardened, the facades in, the module evaluated, calls taken from then on. */
+function begin(start: ToolWorkerData): void {
+	data = start;
+	tool = data.tool;
+	broker = new BrokerClient(data.port);
+	const { provide } = startWorker({ ...data, broker, brokeredFetch: true });
+	pi = createPiFacade(broker);
+	mapper = createPositionMapper(tool.code.map);
+	Object.defineProperty(globalThis, "console", { value: capturing, configurable: true, writable: true });
+
+	parentPort!.on("message", (message: ToWorker) => {
+		if (message.type === "cancel") {
+			calls.get(message.callId)?.abort(new Error("cancelled"));
+			return;
+		}
+		void run(message.callId, message.params, message.context);
+	});
+
+	// After the worker's own handles exist and before the module's code runs: what the module and its calls start is theirs.
+	scope = installCallScope(
+		() => currentCall.getStore()?.callId,
+		(callId) => calls.has(callId),
+		() => calls.size > 0,
+	);
+
+	try {
+		const exports = evaluateModule(tool.code.code, tool.path, coreLibraryRequire(tool.name, provide), capturing);
+		if (typeof exports.execute === "function") execute = exports.execute as typeof execute;
+		else loadError = { phase: "shape", message: `${tool.file} does not export an \`execute\` function.` };
+	} catch (error) {
+		const mapped = thrownData(error, tool, mapper);
+		loadError = {
+			...mapped,
+			phase: mapped.phase === "runtime" ? "load" : mapped.phase,
+			message: `Loading ${tool.file} failed: ${mapped.message}`,
+		};
+	}
 }
+
+// A spare (started ahead of the call that needs it, host/spare-worker.ts) waits for its one tool; its temp dir is set
+// before anything reads it. Any other worker starts with its tool.
+if (isSpare(workerData))
+	parentPort!.once("message", (message: SpareStart) => {
+		if (message.tmpdir) process.env.TMPDIR = message.tmpdir;
+		begin(message.data);
+	});
+else begin(workerData as ToolWorkerData);
 
 async function run(
 	callId: number,
