@@ -15,6 +15,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigProblem, type ForgeConfig, loadConfig } from "../config.ts";
 import type { UntrustedWhy } from "../contract/config.ts";
+import { CACHE_DIR } from "../store/compile-cache.ts";
 import { signedHere } from "../store/signed-here.ts";
 import { unsafeToolboxFolder } from "../store/toolbox-folder.ts";
 import { OwnToolboxes } from "./own-toolboxes.ts";
@@ -41,11 +42,25 @@ const existsAt = (path: string): boolean => {
 	}
 };
 
+/** When the toolbox's compile-cache folder last changed (an entry written or removed); undefined when it is not there. */
+const cacheChanged = (toolbox: string): number | undefined => {
+	try {
+		return lstatSync(join(toolbox, CACHE_DIR)).mtimeMs;
+	} catch {
+		return undefined;
+	}
+};
+
 export class ForgeTrust {
 	/** Whether pi decided each project's trust itself, as it was at the first look (what pi saw at its start). */
 	private readonly piDecided = new Map<string, boolean>();
 	/** Projects found trusted: they stay so for the session unless pi withdraws its own trust. */
 	private readonly trusted = new Set<string>();
+	/**
+	 * Toolboxes whose compile cache held no entry of this agent dir's, with the cache folder's modification time then:
+	 * the check is asked at every call, and the entries are read again only once the folder has changed.
+	 */
+	private readonly unsigned = new Map<string, number | undefined>();
 
 	constructor(private readonly evidence: TrustEvidence = piTrustEvidence) {}
 
@@ -77,9 +92,13 @@ export class ForgeTrust {
 		const own = new OwnToolboxes(join(agentDir, "forge"));
 		if (own.has(cwd, toolbox)) return { trusted: true };
 		// A toolbox made before toolboxes were recorded: its compile cache shows this agent dir's forge wrote to it.
-		if (signedHere(toolbox, join(agentDir, "forge"))) {
-			own.add(cwd, toolbox);
-			return { trusted: true };
+		const changed = cacheChanged(toolbox);
+		if (!this.unsigned.has(toolbox) || this.unsigned.get(toolbox) !== changed) {
+			if (signedHere(toolbox, join(agentDir, "forge"))) {
+				own.add(cwd, toolbox);
+				return { trusted: true };
+			}
+			this.unsigned.set(toolbox, changed);
 		}
 		if (!existsAt(toolbox)) return { trusted: true, record: true };
 		return { trusted: false, why: "not-asked" };

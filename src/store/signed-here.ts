@@ -9,6 +9,8 @@ import { authentic, CACHE_DIR } from "./compile-cache.ts";
 
 /** Entries looked at, at most: one authentic entry is enough, and a folder of planted files costs no more than this. */
 const ENTRIES_LOOKED_AT = 8;
+/** Larger than any entry the forge writes (a tool's logic is at most 200,000 characters): a bigger file is not read. */
+const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 const KEY_BYTES = 32;
 
 const realDirectory = (path: string): boolean => {
@@ -31,7 +33,9 @@ export function signedHere(toolboxDir: string, forgeHome: string): boolean {
 			.slice(0, ENTRIES_LOOKED_AT);
 		return entries.some((entry) => {
 			try {
-				return authentic(key, readFileSync(join(dir, entry.name), "utf8")) !== undefined;
+				const path = join(dir, entry.name);
+				if (lstatSync(path).size > MAX_ENTRY_BYTES) return false;
+				return authentic(key, readFileSync(path, "utf8")) !== undefined;
 			} catch {
 				return false;
 			}
