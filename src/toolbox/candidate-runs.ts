@@ -12,8 +12,6 @@ import type { StagedTool, ToolboxStore } from "../store/toolbox-store.ts";
 import type { TestRunner } from "./forge-pipeline.ts";
 import { holdsLock, NotRunBeforeLock } from "./lock-guard.ts";
 
-export { NotRunBeforeLock } from "./lock-guard.ts";
-
 export class CandidateRuns {
 	private readonly checks = new Map<string, ReturnType<typeof checkSource>>();
 	private readonly preflights = new Map<string, Promise<Result<ModuleShape>>>();

@@ -18,7 +18,7 @@ import {
 } from "./forge-pipeline.ts";
 import { readImportedTool } from "./imported-tool.ts";
 import { liveVersion } from "./live-version.ts";
-import { asLockHolder, NotRunBeforeLock } from "./lock-guard.ts";
+import { NotRunBeforeLock } from "./lock-guard.ts";
 import { backOffAdvice, keptChangingError, REPAIR_ATTEMPTS_BEFORE_ADVICE } from "./messages.ts";
 import { nextVersion } from "./next-version.ts";
 import type { Reconciler } from "./reconcile.ts";
@@ -144,9 +144,7 @@ export class Changes {
 			if (!attempt.ok) return attempt;
 			for (let round = 1; ; round++) {
 				try {
-					return await box.changeThenSettle((later) =>
-						asLockHolder(() => this.underLock(name, attempt.value, how, later)),
-					);
+					return await box.changeThenSettle((later) => this.underLock(name, attempt.value, how, later));
 				} catch (error) {
 					if (!(error instanceof NotRunBeforeLock)) throw error;
 				}

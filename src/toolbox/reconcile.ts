@@ -4,7 +4,7 @@
 import { type Registry, type RegistryEntry, sameStamps, staleNames, type ToolStamps } from "../store/registry.ts";
 import { type OpenReport, readOnlyError, type ToolboxContext } from "./context.ts";
 import { deriveTool } from "./derive.ts";
-import { asLockHolder, unlockedOnly } from "./lock-guard.ts";
+import { unlockedOnly } from "./lock-guard.ts";
 import { FailedLoads, precheckEdit } from "./precheck-edit.ts";
 import { RecheckQueue } from "./recheck.ts";
 import { brokenNames, openReadOnly, openWritable } from "./reconcile-open.ts";
@@ -42,13 +42,11 @@ export class Reconciler {
 	constructor(private readonly box: ToolboxContext) {
 		this.rechecks = new RecheckQueue(
 			(work) =>
-				box.change(() =>
-					asLockHolder(() => {
-						const done = work();
-						box.registry.holdSaves(done);
-						return done;
-					}),
-				),
+				box.change(() => {
+					const done = work();
+					box.registry.holdSaves(done);
+					return done;
+				}),
 			(name) => this.takeIn(name),
 			RECHECK_CONCURRENCY,
 			(name) => this.precheck(name),
@@ -117,7 +115,7 @@ export class Reconciler {
 			};
 			const stale = staleNames(current, onDisk);
 			this.compared = true;
-			void box.change(() => asLockHolder(() => box.store.sweep())).catch(() => undefined);
+			void box.change(() => box.store.sweep()).catch(() => undefined);
 			await Promise.all(stale.map((name) => this.rechecks.request(name).catch(() => undefined)));
 		} finally {
 			this.compared = true;

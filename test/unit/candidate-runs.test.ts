@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { ok } from "../../src/contract/forge-error.ts";
 import type { ToolMeta } from "../../src/contract/tool-files.ts";
 import type { ToolboxStore } from "../../src/store/toolbox-store.ts";
-import { CandidateRuns, NotRunBeforeLock } from "../../src/toolbox/candidate-runs.ts";
-import { asLockHolder, handedOff, holdsLock } from "../../src/toolbox/lock-guard.ts";
+import { CandidateRuns } from "../../src/toolbox/candidate-runs.ts";
+import { asLockHolder, handedOff, holdsLock, NotRunBeforeLock } from "../../src/toolbox/lock-guard.ts";
 import { NameTurns } from "../../src/toolbox/turns.ts";
 
 const shape = { name: "t", description: "d", parameters: { type: "object" } };
